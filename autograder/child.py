@@ -1,0 +1,167 @@
+"""What runs inside the child process: load one submission, run tasks, send plain data.
+
+Importing this module imports TensorFlow (the fork server preloads it, so each
+child starts with TensorFlow ready) but runs no TensorFlow op: a process that
+has run one must not fork children that will run ``tf.function``.
+"""
+from __future__ import annotations
+
+import builtins
+import os
+import resource
+import sys
+import tempfile
+import time
+import traceback
+from typing import Any
+
+from autograder.quiet import quiet_tensorflow
+
+quiet_tensorflow()
+import tensorflow as tf  # noqa: E402  (after the environment is quiet)
+
+from autograder import wire  # noqa: E402
+from autograder.exercises import assignment_by_id  # noqa: E402
+from autograder.jobs import STUDENT, ChildJob  # noqa: E402
+from autograder.spec import ContractError  # noqa: E402
+
+def child_main(connection, job: ChildJob) -> None:
+    """Entry point of the child process."""
+    os.setsid()  # its own process group: the parent can kill everything it starts
+    workdir = tempfile.mkdtemp(prefix=job.workdir_prefix)
+    os.chdir(workdir)
+    _redirect_output(workdir)
+    _limit_memory(job.memory_limit)
+    tf.config.threading.set_inter_op_parallelism_threads(job.tf_threads)
+    tf.config.threading.set_intra_op_parallelism_threads(job.tf_threads)
+
+    def send(message: dict) -> None:
+        connection.send_bytes(wire.dumps(message))
+
+    namespace = _load(job, send) if any(t.implementation == STUDENT for t in job.tasks[job.start:]) else {}
+    assignment = assignment_by_id(job.assignment)
+    for number in range(job.start, len(job.tasks)):
+        task = job.tasks[number]
+        exercise = assignment.exercise(task.exercise)
+        case = job.cases[task.exercise][task.case_index]
+        send({"event": "task-start", "task": number})
+        if task.implementation == STUDENT:
+            function = namespace.get(exercise.id)
+        else:
+            function = exercise.mistakes[int(task.implementation.split(":")[1])].implementation
+        send(_run_task(number, exercise, function, case))
+    send({"event": "done"})
+    connection.close()
+    os._exit(0)  # skip interpreter teardown: TensorFlow's can take seconds
+
+
+def _redirect_output(workdir: str) -> None:
+    """Student prints go to a file in the child's directory, not to the grader's terminal."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    target = os.open(os.path.join(workdir, "output.txt"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(target, 1)
+    os.dup2(target, 2)
+    os.close(target)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+
+
+def _limit_memory(limit: int) -> None:
+    """Address-space limit above what TensorFlow already maps, so big allocations fail cleanly.
+
+    TensorFlow raises ResourceExhaustedError when an allocation fails; the parent
+    also watches the resident size and stops the child at ``limit``.
+    """
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmSize:"):
+                mapped = int(line.split()[1]) * 1024
+                break
+        else:
+            return
+    ceiling = mapped + limit + 3 * 2**30  # thread stacks and TensorFlow's pools reserve address space early
+    resource.setrlimit(resource.RLIMIT_AS, (ceiling, ceiling))
+
+
+def _load(job: ChildJob, send) -> dict:
+    """Run the submission's cells in order; a failing cell is recorded and the next ones still run."""
+    namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins, "display": _display}
+    errors = []
+    for index, code, filename in job.cells:
+        if index in job.skip_cells:
+            continue
+        send({"event": "cell-start", "cell": index})
+        try:
+            exec(compile(code, filename, "exec"), namespace)  # noqa: S102  (this is the sandbox)
+        except BaseException as error:  # noqa: BLE001  (SystemExit and KeyboardInterrupt too)
+            errors.append({"cell": index, **_describe_error(error)})
+    assignment = assignment_by_id(job.assignment)
+    defined = {}
+    for exercise in assignment.exercises:
+        value = namespace.get(exercise.id)
+        if value is None:
+            continue
+        defined[exercise.id] = _parameters(value)
+    send({"event": "loaded", "errors": errors, "defined": defined})
+    return namespace
+
+
+def _display(*objects, **_ignored) -> None:
+    for obj in objects:
+        print(obj)
+
+
+def _parameters(value: Any) -> list[str] | str:
+    import inspect
+
+    if not callable(value):
+        return f"not a function but a {type(value).__name__}"
+    try:
+        return [
+            p.name for p in inspect.signature(value).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
+    except (TypeError, ValueError):
+        return []
+
+
+def _run_task(number: int, exercise, function, case) -> dict:
+    started = time.perf_counter()
+    try:
+        if function is None:
+            raise ContractError(f"{exercise.id} is not defined")
+        outputs = exercise.probe(function, case.args)
+        encoded = {}
+        for name, value in outputs.items():
+            try:
+                encoded[name] = wire.encode_value(value)
+            except TypeError as error:
+                raise ContractError(f"{exercise.output(name).label} came back as {error}") from None
+        return {"event": "task-result", "task": number, "outputs": encoded,
+                "seconds": time.perf_counter() - started}
+    except BaseException as error:  # noqa: BLE001
+        return {"event": "task-result", "task": number, "error": _describe_error(error),
+                "seconds": time.perf_counter() - started}
+
+
+def _describe_error(error: BaseException) -> dict:
+    """Type, message and the student's own frames (cell and line) of an exception."""
+    frames = []
+    for frame in traceback.extract_tb(error.__traceback__):
+        if frame.filename.startswith("<cell ") or frame.filename.startswith("<submission"):
+            frames.append({"file": frame.filename, "line": frame.lineno or 0, "function": frame.name,
+                           "code": (frame.line or "")[:200]})
+    message = ""
+    try:
+        message = str(error)
+    except Exception:  # noqa: BLE001  (a student's exception whose __str__ raises)
+        message = "<message unavailable>"
+    return {
+        "type": type(error).__name__[:200],
+        "module": (type(error).__module__ or "")[:200],
+        "message": message[:wire.MAX_TEXT],
+        "contract": isinstance(error, ContractError),
+        "frames": frames[-5:],
+    }

@@ -1,0 +1,103 @@
+"""The ``autograder`` command line."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from autograder import __version__
+from autograder.discover import find_submissions
+from autograder.exercises import ASSIGNMENT_IDS
+from autograder.grading import SetupError, Settings, grade
+from autograder.reports import class_table, submission_text, to_json
+from autograder.sandbox import GiB, Limits
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="autograder", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"autograder {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+    grade_cmd = commands.add_parser(
+        "grade", help="grade submissions (notebooks, .py files, directories)",
+        description="Grade submissions against the reference solutions. With no PATH, grade the bundled "
+                    "example class and print a class table.")
+    grade_cmd.add_argument("paths", nargs="*", metavar="PATH", help=".ipynb, .py or a directory of them")
+    grade_cmd.add_argument("--assignment", choices=ASSIGNMENT_IDS,
+                           help="grade every submission as this assignment (default: from the notebook)")
+    grade_cmd.add_argument("--format", choices=("text", "json"), default="text")
+    grade_cmd.add_argument("--output", metavar="FILE", help="write the report here instead of stdout")
+    grade_cmd.add_argument("--seed", type=int, help="seed of the random cases (default: chosen per run)")
+    grade_cmd.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                           help="submissions graded at once (default: the number of cores)")
+    grade_cmd.add_argument("--solutions", metavar="DIR", help="the course's solutions/ directory")
+    grade_cmd.add_argument("--time-limit", type=float, default=Limits.submission_seconds, metavar="SECONDS",
+                           help="wall time per submission (default: %(default)s)")
+    grade_cmd.add_argument("--memory-limit", type=float, default=Limits.memory_bytes / GiB, metavar="GiB",
+                           help="memory per submission (default: %(default)s)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "grade":
+        return grade_command(args)
+    return 2
+
+
+def grade_command(args) -> int:
+    paths = args.paths or [str(EXAMPLES)]
+    found, missing = find_submissions(paths)
+    for path in missing:
+        print(f"autograder: error: {path}: no such file or directory", file=sys.stderr)
+    if missing:
+        return 2
+    if not found:
+        print(f"autograder: error: no .ipynb or .py submissions found in {', '.join(paths)}", file=sys.stderr)
+        return 2
+    if args.jobs < 1:
+        print("autograder: error: --jobs must be at least 1", file=sys.stderr)
+        return 2
+    settings = Settings(jobs=args.jobs, assignment=args.assignment,
+                        solutions=Path(args.solutions) if args.solutions else None,
+                        limits=Limits(submission_seconds=args.time_limit, memory_bytes=int(args.memory_limit * GiB)))
+    if args.seed is not None:
+        settings.seed = args.seed
+    started = time.monotonic()
+    try:
+        results = grade(found, settings)
+    except SetupError as error:
+        print(f"autograder: error: {error}", file=sys.stderr)
+        return 2
+    elapsed = time.monotonic() - started
+    if args.format == "json":
+        report = to_json(results)
+    elif not args.paths or len(results) > 1:
+        details = "" if not args.paths else "\n".join(submission_text(r) for r in results) + "\n"
+        report = details + class_table(results, settings.seed) + (
+            f"graded {len(results)} submission{'s' if len(results) != 1 else ''} in {elapsed:.1f} s "
+            f"(seed {settings.seed}; rerun with --seed {settings.seed} for the same cases)\n")
+    else:
+        report = submission_text(results[0]) + f"(seed {settings.seed})\n"
+    _write(report, args.output)
+    return 0
+
+
+def _write(report: str, output: str | None) -> None:
+    if not output:
+        sys.stdout.write(report)
+        return
+    target = Path(output)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile("w", dir=target.parent, delete=False, encoding="utf-8",
+                                     prefix=f".{target.name}.") as handle:
+        handle.write(report)
+    os.replace(handle.name, target)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

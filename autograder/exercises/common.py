@@ -1,0 +1,87 @@
+"""Building blocks shared by the exercise descriptions.
+
+Case builders run in the parent (numpy only). Probe helpers run in the child
+and import TensorFlow inside their bodies, so that importing this module never
+imports TensorFlow.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+
+from autograder.spec import Case, ContractError
+
+NP_DTYPES = {"float32": np.float32, "float64": np.float64}
+
+
+def array(values: Any, dtype: str) -> np.ndarray:
+    return np.asarray(values, dtype=NP_DTYPES[dtype])
+
+
+def uniform(rng: np.random.Generator, shape: tuple[int, ...], low: float, high: float, dtype: str) -> np.ndarray:
+    return rng.uniform(low, high, size=shape).astype(NP_DTYPES[dtype])
+
+
+def kind(variable: bool) -> str:
+    return "Variable" if variable else "Tensor"
+
+
+def case(id: str, description: str, dtype: str = "float32", tags: tuple[str, ...] = (), **kwargs) -> Case:
+    """A Case with tags given as a tuple, which reads better in the exercise tables."""
+    public = kwargs.pop("public", False)
+    weight = kwargs.pop("weight", 1.0)
+    time_limit = kwargs.pop("time_limit", 20.0)
+    return Case(id=id, description=description, args=kwargs.pop("args"), dtype=dtype, weight=weight,
+                time_limit=time_limit, tags=frozenset(tags), public=public)
+
+
+# --------------------------------------------------------------------------- child side
+
+def tensor(values: Any, variable: bool = False):
+    """A fresh tf.Tensor (or tf.Variable) holding ``values``, with the values' dtype."""
+    import tensorflow as tf
+
+    values = np.asarray(values)
+    return tf.Variable(values) if variable else tf.constant(values)
+
+
+def require_tensor(value: Any, what: str, like=None):
+    """The value as a tf.Tensor, or a ContractError that says what came back instead."""
+    import tensorflow as tf
+
+    if isinstance(value, tuple) and len(value) == 2 and callable(value[1]):
+        raise ContractError(
+            f"{what} is a (value, grad_fn) pair: the function returned what a @tf.custom_gradient "
+            "function returns, but is not decorated with @tf.custom_gradient")
+    if value is None:
+        raise ContractError(f"{what} is None")
+    if not isinstance(value, (tf.Tensor, tf.Variable, np.ndarray, float, int, np.floating)):
+        raise ContractError(f"{what} is a {type(value).__name__}, expected a tf.Tensor")
+    result = tf.convert_to_tensor(value)
+    if like is not None and result.dtype != like.dtype:
+        raise ContractError(f"{what} has dtype {result.dtype.name} for a {like.dtype.name} input: "
+                            "keep the input's dtype (do not hard-code tf.float32)")
+    return result
+
+
+def require_pair(value: Any, what: str) -> tuple[Any, Any]:
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        got = f"a {type(value).__name__}" + (f" of length {len(value)}" if isinstance(value, (tuple, list)) else "")
+        raise ContractError(f"{what} must return a pair, got {got}")
+    return value[0], value[1]
+
+
+def weighted_gradient(function, x_args: Mapping[str, Any], call, upstream: np.ndarray | None):
+    """Run ``call(function, x)`` under a tape and return (value, d sum(upstream * value) / dx)."""
+    import tensorflow as tf
+
+    x = tensor(x_args["x"], x_args.get("variable", False))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        value = require_tensor(call(function, x), "the returned value", like=x)
+        weights = tf.ones_like(value) if upstream is None else tf.constant(upstream, dtype=value.dtype)
+        if weights.shape != value.shape:
+            raise ContractError(f"the returned value has shape {tuple(value.shape)}, expected {tuple(weights.shape)}")
+        loss = tf.reduce_sum(weights * value)
+    return value, tape.gradient(loss, x)

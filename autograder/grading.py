@@ -1,0 +1,199 @@
+"""Grade submissions: run the reference and each submission apart, compare, score.
+
+Data flows one way: submissions are read (``loader``), run in children
+(``sandbox``), compared with the reference's outputs on the same cases
+(``compare``), diagnosed (``diagnose``) and turned into ``results``.
+"""
+from __future__ import annotations
+
+import os
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+from autograder import static_checks
+from autograder.diagnose import ExerciseEvidence, evaluate_exercise, unreadable_result
+from autograder.discover import Found, detect_assignment, student_name
+from autograder.exercises import assignment_by_id
+from autograder.jobs import STUDENT, ChildJob, Task
+from autograder.loader import SubmissionSource, read_submission
+from autograder.results import ExerciseResult, SubmissionResult
+from autograder.sandbox import Limits, RunRecord, SubmissionRun, run_all
+from autograder.spec import Assignment
+
+REFERENCE_LIMITS = Limits(load_seconds=300.0, submission_seconds=1800.0, memory_bytes=6 * 2**30)
+
+
+class SetupError(RuntimeError):
+    """The grader itself cannot run (no reference solutions, unknown assignment)."""
+
+
+@dataclass
+class Settings:
+    seed: int = field(default_factory=lambda: random.SystemRandom().randrange(2**31))
+    jobs: int = 1
+    limits: Limits = field(default_factory=Limits)
+    solutions: Path | None = None
+    assignment: str | None = None  # force this assignment for every submission
+
+    def solutions_dir(self) -> Path:
+        candidates = [self.solutions, os.environ.get("AUTOGRADER_SOLUTIONS"),
+                      Path(__file__).resolve().parents[1] / "solutions"]
+        for candidate in candidates:
+            if candidate and Path(candidate).is_dir():
+                return Path(candidate)
+        raise SetupError("cannot find the reference solutions: pass --solutions DIR or set AUTOGRADER_SOLUTIONS "
+                         "to the course's solutions/ directory")
+
+
+@dataclass
+class Reference:
+    """The reference's and the mistake models' outcomes on one run's cases."""
+
+    assignment: Assignment
+    cases: dict[str, list]
+    tasks: list[Task]
+    record: RunRecord
+
+    def outcome(self, exercise: str, case_index: int, implementation: str = STUDENT):
+        for number, task in enumerate(self.tasks):
+            if (task.exercise, task.case_index, task.implementation) == (exercise, case_index, implementation):
+                return self.record.outcomes.get(number)
+        return None
+
+
+@dataclass
+class Pending:
+    found: Found
+    source: SubmissionSource
+    assignment: str | None
+
+
+def cells_for_child(source: SubmissionSource, only_reference_cells: bool = False) -> list[tuple[int, str, str]]:
+    """(index, code, filename) of the cells a child runs; filenames make tracebacks say 'cell 7'."""
+    cells = []
+    for cell in source.runnable_cells:
+        if only_reference_cells and not (cell.solution or cell.grade_id == "setup"):
+            continue
+        filename = f"<cell {cell.index}>" if source.kind == "notebook" else "<submission>"
+        cells.append((cell.index, cell.code, filename))
+    return cells
+
+
+def student_tasks(assignment: Assignment, cases: dict[str, list]) -> list[Task]:
+    return [Task(exercise.id, index, STUDENT) for exercise in assignment.exercises
+            for index in range(len(cases[exercise.id]))]
+
+
+def reference_tasks(assignment: Assignment, cases: dict[str, list]) -> list[Task]:
+    tasks = student_tasks(assignment, cases)
+    for exercise in assignment.exercises:
+        for k, mistake in enumerate(exercise.mistakes):
+            tasks += [Task(exercise.id, index, f"mistake:{k}")
+                      for index, case in enumerate(cases[exercise.id]) if mistake.cases(case)]
+    return tasks
+
+
+def make_run(key, source: SubmissionSource, assignment: Assignment, cases, tasks, limits: Limits,
+             reference: bool = False) -> SubmissionRun:
+    job = ChildJob(assignment=assignment.id, cells=cells_for_child(source, only_reference_cells=reference),
+                   tasks=tasks, cases=cases, memory_limit=limits.memory_bytes)
+    time_limits = [cases[task.exercise][task.case_index].time_limit * (3 if reference else 1) for task in tasks]
+    return SubmissionRun(key, job, limits, time_limits)
+
+
+def grade(found: Iterable[Found], settings: Settings,
+          on_result: Callable[[SubmissionResult], None] | None = None) -> list[SubmissionResult]:
+    """Grade every submission; results come back in the order given."""
+    pending = []
+    for item in found:
+        source = read_submission(item.path)
+        assignment_id = settings.assignment or detect_assignment(item.path, source)
+        pending.append(Pending(item, source, assignment_id))
+    needed = sorted({p.assignment for p in pending if p.assignment})
+    assignments = {assignment_id: assignment_by_id(assignment_id) for assignment_id in needed}
+    cases = {a_id: {e.id: e.cases(settings.seed) for e in a.exercises} for a_id, a in assignments.items()}
+
+    runs: list[SubmissionRun] = []
+    references: dict[str, Reference] = {}
+    solutions = settings.solutions_dir() if needed else None
+    for assignment_id, assignment in assignments.items():
+        notebook = solutions / assignment_id / f"{assignment_id}.ipynb"
+        source = read_submission(notebook)
+        if source.problem:
+            raise SetupError(f"the reference solution {notebook} cannot be read: {source.problem}")
+        tasks = reference_tasks(assignment, cases[assignment_id])
+        references[assignment_id] = Reference(assignment, cases[assignment_id], tasks, RunRecord())
+        runs.append(make_run(("reference", assignment_id), source, assignment, cases[assignment_id], tasks,
+                             REFERENCE_LIMITS, reference=True))
+    for number, item in enumerate(pending):
+        if item.assignment and item.source.problem is None:
+            assignment = assignments[item.assignment]
+            runs.append(make_run(("student", number), item.source, assignment, cases[item.assignment],
+                                 student_tasks(assignment, cases[item.assignment]), settings.limits))
+
+    records: dict[int, RunRecord] = {}
+    for run in run_all(runs, jobs=settings.jobs):
+        kind, key = run.key
+        if kind == "reference":
+            references[key].record = run.record
+            _check_reference(references[key])
+        else:
+            records[key] = run.record
+
+    results = []
+    for number, item in enumerate(pending):
+        result = _result_for(item, records.get(number), references)
+        if on_result:
+            on_result(result)
+        results.append(result)
+    return results
+
+
+def _check_reference(reference: Reference) -> None:
+    """The reference must run cleanly; if not, every grade of the run would be wrong."""
+    problems = list(reference.record.problems)
+    problems += [f"cell {cell}: {error.type}: {error.message}" for cell, error in reference.record.load_errors]
+    for number, task in enumerate(reference.tasks):
+        outcome = reference.record.outcomes.get(number)
+        if task.implementation == STUDENT and (outcome is None or outcome.status != "ok"):
+            detail = outcome.error.message if outcome and outcome.error else (outcome.message if outcome else "")
+            problems.append(f"{task.exercise} case {task.case_index}: {outcome.status if outcome else 'missing'} "
+                            f"{detail}")
+    if problems:
+        raise SetupError(f"the reference solution of {reference.assignment.id} does not run cleanly: "
+                         + "; ".join(problems[:5]))
+
+
+def _result_for(item: Pending, record: RunRecord | None, references: dict[str, Reference]) -> SubmissionResult:
+    student = student_name(item.found.path)
+    if item.assignment is None:
+        return SubmissionResult(item.found.shown_as, student, "unknown", [],
+                                notes=["cannot tell which assignment this is: pass --assignment ID"])
+    reference = references[item.assignment]
+    assignment = reference.assignment
+    if item.source.problem or record is None:
+        return unreadable_result(item.found.shown_as, student, assignment, item.source.problem or "not graded")
+    exercises: list[ExerciseResult] = []
+    for exercise in assignment.exercises:
+        outcomes = [record.outcomes.get(number) for number, task in
+                    enumerate(student_tasks(assignment, reference.cases)) if task.exercise == exercise.id]
+        evidence = ExerciseEvidence(
+            exercise=exercise,
+            cases=reference.cases[exercise.id],
+            student=outcomes,
+            reference=[reference.outcome(exercise.id, i) for i in range(len(reference.cases[exercise.id]))],
+            mistakes=[[reference.outcome(exercise.id, i, f"mistake:{k}")
+                       for i in range(len(reference.cases[exercise.id]))] for k in range(len(exercise.mistakes))],
+            static=static_checks.analyze(item.source, exercise.id),
+            defined=record.defined.get(exercise.id),
+            load_errors=record.load_errors,
+            source=item.source,
+        )
+        exercises.append(evaluate_exercise(evidence))
+    notes = list(record.problems)
+    notes += [f"{item.source.where(cell, None) or 'the file'} raised {error.type}: {error.message.splitlines()[0] if error.message else ''}"
+              for cell, error in record.load_errors]
+    return SubmissionResult(item.found.shown_as, student, assignment.id, exercises, seconds=record.seconds,
+                            notes=notes)

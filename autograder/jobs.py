@@ -1,0 +1,42 @@
+"""What the parent asks a child to do: plain, picklable descriptions, no TensorFlow.
+
+The parent imports this module; only the child imports ``autograder.child``
+(and with it TensorFlow), through ``enter_child``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+STUDENT = "student"
+
+
+@dataclass(frozen=True)
+class Task:
+    """Run one implementation of one exercise on one case."""
+
+    exercise: str
+    case_index: int
+    implementation: str  # "student" (the submission's function) or "mistake:<k>"
+
+
+@dataclass
+class ChildJob:
+    """Everything a child needs; sent once from the parent (trusted direction)."""
+
+    assignment: str
+    cells: list[tuple[int, str, str]]  # (cell index, code, filename for tracebacks)
+    tasks: list[Task]
+    cases: dict[str, list[Any]]  # exercise id -> its Case list
+    start: int = 0  # index of the first task to run (after a restart)
+    skip_cells: frozenset[int] = frozenset()
+    memory_limit: int = 2 * 2**30
+    workdir_prefix: str = "autograder-"
+    tf_threads: int = 1
+
+
+def enter_child(connection, job: ChildJob) -> None:
+    """Process target. The fork server has already imported autograder.child, so this is free."""
+    from autograder.child import child_main
+
+    child_main(connection, job)

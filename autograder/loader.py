@@ -1,0 +1,220 @@
+"""Turn a submission file (notebook or ``.py``) into cells of plain Python.
+
+Reading never runs student code: it parses JSON and rewrites IPython syntax so
+that the same text serves both the child process (which executes it) and the
+static checks (which parse it). Line numbers are kept, so a message can say
+"cell 7, line 4" and mean the line the student sees.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import re
+import tokenize
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+# Cell magics whose body is ordinary Python that a kernel would run.
+RUNNABLE_CELL_MAGICS = {"time", "timeit", "capture", "prun", "debug"}
+# Read-only cells of our own notebooks that only test, never define: the
+# grader replaces them, so running a stale copy would only cost time.
+SKIPPED_GRADE_ID_PREFIXES = ("test_", "check_")
+
+_SHELL_ASSIGN = re.compile(r"^(\s*)([A-Za-z_][\w\s,()\[\]]*?)\s*=\s*[!%]")
+_MAGIC_LINE = re.compile(r"^(\s*)[!%]")
+_HELP_LINE = re.compile(r"^(\s*)[\w.]+\?{1,2}\s*$")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One code cell as the grader sees it."""
+
+    index: int  # position among the notebook's cells, counted from 1 as JupyterLab shows
+    source: str  # the student's text
+    code: str  # plain Python with IPython syntax neutralised, same line numbers
+    grade_id: str | None = None
+    solution: bool = False  # an nbgrader solution cell (where students write code)
+    skipped: str | None = None  # why the cell is not run, if it is not
+
+    @property
+    def label(self) -> str:
+        return f"cell {self.index}"
+
+
+@dataclass
+class SubmissionSource:
+    """The readable part of a submission: its code cells, or why it has none."""
+
+    path: Path
+    kind: str  # "notebook" or "python"
+    cells: list[Cell] = field(default_factory=list)
+    metadata: dict = field(default_factory=dict)
+    problem: str | None = None  # set when the file cannot be read at all
+
+    @property
+    def runnable_cells(self) -> list[Cell]:
+        return [cell for cell in self.cells if cell.skipped is None]
+
+    def cell(self, index: int) -> Cell | None:
+        return next((cell for cell in self.cells if cell.index == index), None)
+
+    def where(self, cell_index: int | None, line: int | None) -> str:
+        """'cell 7, line 4' for notebooks, 'line 4' for .py files."""
+        if line is None:
+            return f"cell {cell_index}" if cell_index is not None and self.kind == "notebook" else ""
+        if self.kind == "notebook" and cell_index is not None:
+            return f"cell {cell_index}, line {line}"
+        return f"line {line}"
+
+
+def neutralise_ipython(source: str) -> tuple[str, str | None]:
+    """Rewrite IPython-only syntax into Python with the same line numbers.
+
+    Returns ``(code, skipped)``: ``skipped`` says why a whole cell must not run
+    (a ``%%bash`` or ``%%writefile`` cell), else None. Line magics and shell
+    lines become ``pass`` (or ``name = None`` for ``x = !ls``): the grader never
+    runs a shell.
+    """
+    lines = source.splitlines()
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is not None and lines[first].lstrip().startswith("%%"):
+        magic = lines[first].lstrip()[2:].split(maxsplit=1)
+        name = magic[0] if magic else ""
+        if name not in RUNNABLE_CELL_MAGICS:
+            return "", f"cell magic %%{name} is not run by the grader"
+        lines[first] = ""
+    string_lines = _lines_inside_strings("\n".join(lines))
+    out = []
+    for number, line in enumerate(lines, start=1):
+        if number in string_lines:
+            out.append(line)
+            continue
+        assign = _SHELL_ASSIGN.match(line)
+        magic = _MAGIC_LINE.match(line)
+        helpline = _HELP_LINE.match(line)
+        if assign and not line.strip().startswith(("%", "!")):
+            out.append(f"{assign.group(1)}{assign.group(2).strip()} = None")
+        elif magic:
+            out.append(f"{magic.group(1)}pass")
+        elif helpline:
+            out.append(f"{helpline.group(1)}pass")
+        else:
+            out.append(line)
+    return "\n".join(out) + ("\n" if source.endswith("\n") else ""), None
+
+
+def _lines_inside_strings(code: str) -> set[int]:
+    """Lines that continue a multi-line string: a '%' there is text, not a magic."""
+    inside: set[int] = set()
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(code).readline):
+            if token.type == tokenize.STRING and token.start[0] != token.end[0]:
+                inside.update(range(token.start[0] + 1, token.end[0] + 1))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass  # a broken cell: the child reports its SyntaxError
+    return inside
+
+
+def read_submission(path: Path) -> SubmissionSource:
+    """Read a ``.ipynb`` or ``.py`` file; never raises for bad content."""
+    path = Path(path)
+    if path.suffix == ".ipynb":
+        return _read_notebook(path)
+    return _read_python(path)
+
+
+def _read_bytes(path: Path) -> bytes | str:
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        return f"cannot read {path.name}: {error.strerror or error}"
+
+
+def _read_python(path: Path) -> SubmissionSource:
+    data = _read_bytes(path)
+    if isinstance(data, str):
+        return SubmissionSource(path, "python", problem=data)
+    try:
+        text = _decode_python(data)
+    except (UnicodeDecodeError, SyntaxError, LookupError) as error:
+        return SubmissionSource(path, "python", problem=f"{path.name} is not readable Python text: {error}")
+    if "\x00" in text:
+        return SubmissionSource(path, "python", problem=f"{path.name} is a binary file, not Python source")
+    if not text.strip():
+        return SubmissionSource(path, "python", problem=f"{path.name} is empty")
+    return SubmissionSource(path, "python", cells=[Cell(index=1, source=text, code=text)])
+
+
+def _decode_python(data: bytes) -> str:
+    """Decode as Python itself would: BOM, coding cookie, else UTF-8."""
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    return data.decode(encoding).lstrip("\ufeff")
+
+
+def _read_notebook(path: Path) -> SubmissionSource:
+    data = _read_bytes(path)
+    if isinstance(data, str):
+        return SubmissionSource(path, "notebook", problem=data)
+    if not data.strip():
+        return SubmissionSource(path, "notebook", problem=f"{path.name} is empty (0 cells): save the notebook and submit again")
+    try:
+        raw = json.loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        return SubmissionSource(path, "notebook", problem=f"{path.name} is not a notebook: it is not UTF-8 text")
+    except json.JSONDecodeError as error:
+        return SubmissionSource(
+            path, "notebook",
+            problem=f"notebook is not valid JSON: line {error.lineno}, column {error.colno}: {error.msg}",
+        )
+    if not isinstance(raw, dict) or not isinstance(raw.get("cells", None), list):
+        return SubmissionSource(path, "notebook", problem=f"{path.name} is JSON but not a notebook: it has no list of cells")
+    try:
+        notebook = nbformat.from_dict(raw)
+        if notebook.get("nbformat", 4) < 4:
+            notebook = nbformat.convert(notebook, 4)
+    except Exception as error:  # nbformat raises many kinds on odd input
+        return SubmissionSource(path, "notebook", problem=f"{path.name} is not a readable notebook: {error}")
+    cells = []
+    for index, cell in enumerate(notebook.get("cells", []), start=1):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        if isinstance(source, list):
+            source = "".join(str(part) for part in source)
+        if not isinstance(source, str):
+            continue
+        meta = cell.get("metadata", {}) or {}
+        nbgrader_meta = (meta.get("nbgrader") or {}) if isinstance(meta, dict) else {}
+        grade_id = nbgrader_meta.get("grade_id") if isinstance(nbgrader_meta, dict) else None
+        solution = bool(nbgrader_meta.get("solution")) if isinstance(nbgrader_meta, dict) else False
+        code, skipped = neutralise_ipython(source)
+        if grade_id and str(grade_id).startswith(SKIPPED_GRADE_ID_PREFIXES):
+            skipped = skipped or "a test cell: the grader runs its own tests"
+        cells.append(Cell(index=index, source=source, code=code, grade_id=grade_id, solution=solution,
+                          skipped=skipped))
+    metadata = dict(notebook.get("metadata", {}) or {})
+    if not cells:
+        return SubmissionSource(path, "notebook", metadata=metadata,
+                                problem=f"{path.name} has no code cells")
+    return SubmissionSource(path, "notebook", cells=cells, metadata=metadata)
+
+
+def defined_functions(source: SubmissionSource) -> dict[str, list[str]]:
+    """Top-level ``def``s across the cells (last one wins, as when run), without running anything."""
+    found: dict[str, list[str]] = {}
+    for cell in source.runnable_cells:
+        try:
+            tree = ast.parse(cell.code)
+        except (SyntaxError, ValueError):
+            continue
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found[node.name] = [arg.arg for arg in node.args.args]
+            elif isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        found.setdefault(target.id, [])
+    return found

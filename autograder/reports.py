@@ -1,0 +1,81 @@
+"""Writers: the contract's JSON, and text for people (per-submission detail, class table)."""
+from __future__ import annotations
+
+import io
+import json
+from collections import Counter
+from typing import Iterable
+
+from rich.console import Console
+from rich.table import Table
+
+from autograder.results import SubmissionResult
+
+MARKS = {"passed": "✓", "partial": "~", "failed": "✗", "error": "!", "timeout": "⏱", "missing": "?",
+         "not-implemented": "·"}
+
+
+def to_json(results: Iterable[SubmissionResult]) -> str:
+    return json.dumps([result.to_json() for result in results], indent=2) + "\n"
+
+
+def _console(stream: io.TextIOBase | None, width: int = 110) -> Console:
+    return Console(file=stream, width=width, highlight=False, soft_wrap=False, emoji=False)
+
+
+def submission_text(result: SubmissionResult) -> str:
+    """Per exercise: a mark, the score, the status and pitfalls, then the feedback, indented."""
+    lines = [f"{result.student} · {result.assignment} · {_score(result.score)} / {_score(result.max_score)}"
+             f"   ({result.submission})"]
+    lines += [f"  note: {note}" for note in result.notes]
+    width = max((len(e.id) for e in result.exercises), default=10)
+    for exercise in result.exercises:
+        pitfalls = f"  [{', '.join(exercise.pitfalls)}]" if exercise.pitfalls else ""
+        lines.append(f"  {MARKS.get(exercise.status, ' ')} {exercise.id.ljust(width)}  "
+                     f"{_score(exercise.score):>4} / {_score(exercise.max_score)}  {exercise.status}{pitfalls}")
+        if exercise.status != "passed" and exercise.feedback:
+            lines += ["      " + line for line in exercise.feedback.splitlines()]
+    return "\n".join(lines) + "\n"
+
+
+def class_table(results: list[SubmissionResult], seed: int | None = None) -> str:
+    """One row per student, one column per assignment, then how often each pitfall occurred."""
+    buffer = io.StringIO()
+    console = _console(buffer)
+    assignments = sorted({r.assignment for r in results})
+    students = sorted({r.student for r in results})
+    table = Table(title=f"Class results ({len(results)} submissions" + (f", seed {seed})" if seed is not None else ")"))
+    table.add_column("student")
+    for assignment in assignments:
+        table.add_column(assignment, justify="right")
+    table.add_column("total", justify="right")
+    table.add_column("pitfalls named")
+    by_key = {(r.student, r.assignment): r for r in results}
+    for student in students:
+        row, total, maximum, pitfalls = [student], 0.0, 0.0, Counter()
+        for assignment in assignments:
+            result = by_key.get((student, assignment))
+            if result is None:
+                row.append("—")
+                continue
+            row.append(f"{_score(result.score)} / {_score(result.max_score)}")
+            total += result.score
+            maximum += result.max_score
+            pitfalls.update(p for e in result.exercises for p in e.pitfalls)
+        row.append(f"{_score(total)} / {_score(maximum)}")
+        row.append(", ".join(f"{p}" + (f" ×{n}" if n > 1 else "") for p, n in sorted(pitfalls.items())))
+        table.add_row(*row)
+    console.print(table)
+    counts = Counter(p for r in results for e in r.exercises for p in e.pitfalls)
+    if counts:
+        summary = Table(title="Pitfalls across the class")
+        summary.add_column("pitfall")
+        summary.add_column("exercises", justify="right")
+        for pitfall, count in counts.most_common():
+            summary.add_row(pitfall, str(count))
+        console.print(summary)
+    return buffer.getvalue()
+
+
+def _score(value: float) -> str:
+    return f"{value:g}"

@@ -1,0 +1,357 @@
+"""Run submissions apart: one child process per submission, forked from a fork server.
+
+The fork server (``multiprocessing``'s ``forkserver`` start method) imports
+TensorFlow once and never runs an op, so each child starts with TensorFlow
+imported for free and can safely run ``tf.function``. The trusted parent never
+imports TensorFlow: it only reads plain data from the children, watches their
+time and memory, and restarts a child after a crash or a timeout so that one
+bad case costs only that case.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import time
+from dataclasses import dataclass, field, replace
+from typing import Iterable, Iterator
+
+from autograder import wire
+from autograder.jobs import STUDENT, ChildJob, enter_child
+from autograder.quiet import quiet_tensorflow
+
+MAX_MESSAGE_BYTES = 64 * 2**20
+TICK_SECONDS = 0.05
+MAX_LOAD_RESTARTS = 5
+GiB = 2**30
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-child limits; every value has a message the student can read."""
+
+    load_seconds: float = 60.0  # running the notebook's cells (per cell that hangs)
+    submission_seconds: float = 300.0  # everything for one submission
+    memory_bytes: int = 2 * GiB  # resident memory of the child
+
+
+@dataclass(frozen=True)
+class ErrorInfo:
+    type: str
+    message: str
+    module: str = ""
+    contract: bool = False  # raised by the grader's probe: the return value broke the contract
+    frames: tuple[tuple[str, int, str, str], ...] = ()  # (file, line, function, code)
+
+    @property
+    def where(self) -> str:
+        """'cell 7, line 4' of the deepest student frame, or ''."""
+        if not self.frames:
+            return ""
+        file, line, _, _ = self.frames[-1]
+        label = file.strip("<>")
+        return f"{label}, line {line}" if label.startswith("cell") else f"line {line}"
+
+
+@dataclass(frozen=True)
+class TaskOutcome:
+    """What happened to one task: outputs, or an error, or why it did not finish."""
+
+    status: str  # "ok" | "error" | "timeout" | "crashed" | "memory" | "not-run"
+    outputs: dict[str, wire.Value] | None = None
+    error: ErrorInfo | None = None
+    message: str = ""  # for timeout / crashed / memory / not-run
+    seconds: float = 0.0
+
+
+@dataclass
+class RunRecord:
+    """Everything the child reported about one submission, as plain data."""
+
+    load_errors: list[tuple[int, ErrorInfo]] = field(default_factory=list)
+    defined: dict[str, list[str] | str] = field(default_factory=dict)
+    outcomes: dict[int, TaskOutcome] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)  # what went wrong outside a task
+    loaded: bool = False
+    seconds: float = 0.0
+
+
+def _context():
+    quiet_tensorflow()
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["autograder.child"])
+    return context
+
+
+def signal_name(code: int) -> str:
+    try:
+        return signal.Signals(code).name
+    except ValueError:
+        return f"signal {code}"
+
+
+def resident_bytes(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+class SubmissionRun:
+    """The parent's view of one submission being graded, across child restarts."""
+
+    def __init__(self, key, job: ChildJob, limits: Limits, time_limits: list[float]):
+        self.key = key
+        self.job = job
+        self.limits = limits
+        self.time_limits = time_limits  # per task
+        self.record = RunRecord()
+        self.started = time.monotonic()
+        self.process = None
+        self.connection = None
+        self.current_task: int | None = None
+        self.current_cell: int | None = None
+        self.deadline = 0.0
+        self.next_start = 0
+        self.skip_cells: set[int] = set()
+        self.load_restarts = 0
+        self.finished = False
+        self._done_seen = False
+
+    # ---------------------------------------------------------------- lifecycle
+    def start(self, context) -> None:
+        receiver, sender = context.Pipe(duplex=False)
+        job = replace(self.job, start=self.next_start, skip_cells=frozenset(self.skip_cells))
+        self.process = context.Process(target=enter_child, args=(sender, job), daemon=True)
+        self.process.start()
+        sender.close()
+        self.connection = receiver
+        self.current_task = None
+        self.current_cell = None
+        self._done_seen = False
+        self.deadline = time.monotonic() + self.limits.load_seconds
+
+    def waitables(self) -> list:
+        return [self.connection, self.process.sentinel] if self.process else []
+
+    def submission_deadline(self) -> float:
+        return self.started + self.limits.submission_seconds
+
+    # ---------------------------------------------------------------- events
+    def pump(self) -> None:
+        """Read every message that is ready; stop the child on a protocol violation."""
+        try:
+            while self.connection.poll():
+                data = self.connection.recv_bytes(MAX_MESSAGE_BYTES)
+                self._handle(wire.loads(data))
+        except (EOFError, ConnectionError):
+            pass
+        except (OSError, wire.WireError) as error:
+            self._stop_child(f"the submission's process broke the grader's protocol ({error})", "crashed")
+
+    def _handle(self, message: dict) -> None:
+        event = message["event"]
+        now = time.monotonic()
+        if event == "cell-start":
+            self.current_cell = _int(message.get("cell"))
+            self.deadline = now + self.limits.load_seconds
+        elif event == "loaded":
+            self.record.loaded = True
+            self.current_cell = None
+            self.record.load_errors = [(_int(e.get("cell")), _error(e)) for e in _list(message.get("errors"))]
+            defined = message.get("defined")
+            if type(defined) is dict:
+                self.record.defined = {
+                    wire.text(name, "name"): (value if type(value) is str else [wire.text(v, "param") for v in _list(value)])
+                    for name, value in defined.items()
+                }
+        elif event == "task-start":
+            task = _int(message.get("task"))
+            if task < 0 or task >= len(self.job.tasks):
+                raise wire.WireError("unknown task")
+            self.current_task = task
+            self.deadline = now + self.time_limits[task]
+        elif event == "task-result":
+            task = _int(message.get("task"))
+            if task != self.current_task or task in self.record.outcomes:
+                raise wire.WireError("a result for a task that was not running")
+            seconds = wire.number(message.get("seconds", 0.0), "seconds")
+            if "error" in message:
+                self.record.outcomes[task] = TaskOutcome("error", error=_error(message["error"]), seconds=seconds)
+            else:
+                outputs = message.get("outputs")
+                if type(outputs) is not dict:
+                    raise wire.WireError("outputs must be an object")
+                decoded = {wire.text(name, "output"): wire.decode_value(value) for name, value in outputs.items()}
+                self.record.outcomes[task] = TaskOutcome("ok", outputs=decoded, seconds=seconds)
+            self.current_task = None
+        elif event == "done":
+            self._done_seen = True
+        else:
+            raise wire.WireError(f"unknown event {event!r}")
+
+    def check_limits(self, now: float) -> None:
+        if self.process is None or not self.process.is_alive():
+            return
+        if now > self.submission_deadline():
+            self._stop_child(f"the submission's time limit of {self.limits.submission_seconds:g} s was reached",
+                             "timeout", whole_submission=True)
+        elif now > self.deadline:
+            if self.current_task is not None:
+                exercise = self.job.tasks[self.current_task].exercise
+                limit = self.time_limits[self.current_task]
+                self._stop_child(f"timeout after {limit:g} s in {exercise}", "timeout")
+            else:
+                self._stop_child(None, "timeout")
+        elif resident_bytes(self.process.pid) > self.limits.memory_bytes:
+            self._stop_child(f"memory limit of {self.limits.memory_bytes / GiB:g} GiB exceeded", "memory")
+
+    def on_exit(self) -> None:
+        """The child ended: account for it, and decide whether to restart."""
+        self.pump()
+        code = self.process.exitcode
+        self.process.join()
+        self._close()
+        if self._done_seen:
+            self._finish()
+            return
+        reason = (f"the process was killed by {signal_name(-code)}" if code is not None and code < 0
+                  else f"the process exited with code {code} before grading finished")
+        self._account_failure(reason, "crashed")
+
+    # ---------------------------------------------------------------- failures
+    def _stop_child(self, reason: str | None, status: str, whole_submission: bool = False) -> None:
+        self._kill()
+        self.pump()
+        self._close()
+        if whole_submission:
+            for number in range(len(self.job.tasks)):
+                self.record.outcomes.setdefault(number, TaskOutcome("timeout", message=reason))
+            self.record.problems.append(reason)
+            self._finish()
+            return
+        if reason is None:  # a cell of the notebook hung while loading
+            reason = f"cell {self.current_cell} did not finish within {self.limits.load_seconds:g} s"
+        self._account_failure(reason, status)
+
+    def _account_failure(self, reason: str, status: str) -> None:
+        if self.current_task is not None:
+            failed = self.current_task
+            self.record.outcomes[failed] = TaskOutcome(status, message=reason)
+            # The other cases of the same implementation and exercise would most likely fail the same way.
+            group = (self.job.tasks[failed].implementation, self.job.tasks[failed].exercise)
+            later = failed + 1
+            while later < len(self.job.tasks) and (self.job.tasks[later].implementation,
+                                                    self.job.tasks[later].exercise) == group:
+                self.record.outcomes.setdefault(
+                    later, TaskOutcome("not-run", message=f"not run: an earlier case stopped ({reason})"))
+                later += 1
+            self.next_start = later
+        elif not self.record.loaded and self.current_cell is not None:
+            self.record.problems.append(f"cell {self.current_cell} was skipped: {reason}")
+            self.skip_cells.add(self.current_cell)
+            self.load_restarts += 1
+            if self.load_restarts > MAX_LOAD_RESTARTS:
+                self._give_up(f"the notebook could not be loaded ({reason})")
+                return
+        else:
+            self._give_up(reason)
+            return
+        self._next_or_finish()
+
+    def _give_up(self, reason: str) -> None:
+        self.record.problems.append(reason)
+        for number in range(len(self.job.tasks)):
+            self.record.outcomes.setdefault(number, TaskOutcome("crashed", message=reason))
+        self._finish()
+
+    def _next_or_finish(self) -> None:
+        while self.next_start < len(self.job.tasks) and self.next_start in self.record.outcomes:
+            self.next_start += 1
+        if self.next_start >= len(self.job.tasks):
+            self._finish()
+        else:
+            self.process = None  # the scheduler starts a new child
+
+    def _kill(self) -> None:
+        if self.process is None or self.process.pid is None:
+            return
+        for kill in (lambda: os.killpg(self.process.pid, signal.SIGKILL), self.process.kill):
+            try:
+                kill()
+            except (ProcessLookupError, PermissionError, OSError):
+                pass
+        self.process.join(5)
+
+    def _close(self) -> None:
+        if self.connection is not None:
+            self.connection.close()
+            self.connection = None
+
+    def _finish(self) -> None:
+        for number in range(len(self.job.tasks)):
+            self.record.outcomes.setdefault(number, TaskOutcome("not-run", message="not run"))
+        self.record.seconds = time.monotonic() - self.started
+        self.finished = True
+        self.process = None
+
+
+def run_all(runs: Iterable[SubmissionRun], jobs: int = 1) -> Iterator[SubmissionRun]:
+    """Run submissions with at most ``jobs`` children at once; yield each as it finishes."""
+    context = _context()
+    pending = list(runs)
+    active: list[SubmissionRun] = []
+    while pending or active:
+        while pending and len(active) < max(1, jobs):
+            run = pending.pop(0)
+            run.start(context)
+            active.append(run)
+        ready = multiprocessing.connection.wait([w for run in active for w in run.waitables()], TICK_SECONDS)
+        now = time.monotonic()
+        for run in list(active):
+            if run.connection in ready:
+                run.pump()
+            if run.process is not None and run.process.sentinel in ready:
+                run.on_exit()
+            elif run.process is not None:
+                run.check_limits(now)
+            if run.finished:
+                active.remove(run)
+                yield run
+            elif run.process is None:
+                run.start(context)
+
+
+def _int(value) -> int:
+    if type(value) is not int:
+        raise wire.WireError("expected an integer")
+    return value
+
+
+def _list(value) -> list:
+    if type(value) is not list:
+        raise wire.WireError("expected a list")
+    return value
+
+
+def _error(data) -> ErrorInfo:
+    if type(data) is not dict:
+        raise wire.WireError("an error must be an object")
+    frames = []
+    for frame in _list(data.get("frames", [])):
+        if type(frame) is not dict:
+            raise wire.WireError("a frame must be an object")
+        frames.append((wire.text(frame.get("file"), "file"), _int(frame.get("line")),
+                       wire.text(frame.get("function"), "function"), wire.text(frame.get("code", ""), "code")))
+    return ErrorInfo(
+        type=wire.text(data.get("type"), "type"),
+        message=wire.text(data.get("message", ""), "message"),
+        module=wire.text(data.get("module", ""), "module"),
+        contract=data.get("contract") is True,
+        frames=tuple(frames),
+    )
+
+
+__all__ = ["Limits", "ErrorInfo", "TaskOutcome", "RunRecord", "SubmissionRun", "run_all", "STUDENT"]
