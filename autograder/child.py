@@ -20,6 +20,8 @@ from autograder.quiet import quiet_tensorflow
 quiet_tensorflow()
 import tensorflow as tf  # noqa: E402  (after the environment is quiet)
 
+tf.get_logger().setLevel("ERROR")  # pfor's retracing warnings would otherwise fill the child's output
+
 from autograder import wire  # noqa: E402
 from autograder.exercises import assignment_by_id  # noqa: E402
 from autograder.jobs import STUDENT, ChildJob  # noqa: E402

@@ -37,6 +37,10 @@ def build_parser() -> argparse.ArgumentParser:
     grade_cmd.add_argument("--solutions", metavar="DIR", help="the course's solutions/ directory")
     grade_cmd.add_argument("--time-limit", type=float, default=Limits.submission_seconds, metavar="SECONDS",
                            help="wall time per submission (default: %(default)s)")
+    grade_cmd.add_argument("--case-time-limit", type=float, metavar="SECONDS",
+                           help="cap on each case's time limit (default: each exercise's own, 20-30 s)")
+    grade_cmd.add_argument("--cell-time-limit", type=float, default=Limits.load_seconds, metavar="SECONDS",
+                           help="time for one notebook cell while loading (default: %(default)s)")
     grade_cmd.add_argument("--memory-limit", type=float, default=Limits.memory_bytes / GiB, metavar="GiB",
                            help="memory per submission (default: %(default)s)")
     return parser
@@ -64,7 +68,8 @@ def grade_command(args) -> int:
         return 2
     settings = Settings(jobs=args.jobs, assignment=args.assignment,
                         solutions=Path(args.solutions) if args.solutions else None,
-                        limits=Limits(submission_seconds=args.time_limit, memory_bytes=int(args.memory_limit * GiB)))
+                        limits=Limits(submission_seconds=args.time_limit, memory_bytes=int(args.memory_limit * GiB),
+                                      load_seconds=args.cell_time_limit, case_seconds=args.case_time_limit))
     if args.seed is not None:
         settings.seed = args.seed
     started = time.monotonic()

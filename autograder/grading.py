@@ -99,8 +99,14 @@ def make_run(key, source: SubmissionSource, assignment: Assignment, cases, tasks
              reference: bool = False) -> SubmissionRun:
     job = ChildJob(assignment=assignment.id, cells=cells_for_child(source, only_reference_cells=reference),
                    tasks=tasks, cases=cases, memory_limit=limits.memory_bytes)
-    time_limits = [cases[task.exercise][task.case_index].time_limit * (3 if reference else 1) for task in tasks]
+    time_limits = [_case_limit(cases[task.exercise][task.case_index].time_limit, limits, reference) for task in tasks]
     return SubmissionRun(key, job, limits, time_limits)
+
+
+def _case_limit(own: float, limits: Limits, reference: bool) -> float:
+    if reference:
+        return own * 3  # the reference must never be the one that times out
+    return min(own, limits.case_seconds) if limits.case_seconds else own
 
 
 def grade(found: Iterable[Found], settings: Settings,

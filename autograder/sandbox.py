@@ -34,6 +34,7 @@ class Limits:
     load_seconds: float = 60.0  # running the notebook's cells (per cell that hangs)
     submission_seconds: float = 300.0  # everything for one submission
     memory_bytes: int = 2 * GiB  # resident memory of the child
+    case_seconds: float | None = None  # caps every case's own time limit (None: the exercise's limits)
 
 
 @dataclass(frozen=True)

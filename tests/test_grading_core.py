@@ -1,0 +1,203 @@
+"""The grader's promises that do not depend on one exercise: references, releases, broken input, JSON, exit codes."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.exercises import assignment_by_id
+from autograder.results import PITFALLS, STATUSES
+from conftest import ASSIGNMENT_IDS, ROOT, by_file, exercise, grade_json, run_autograder
+
+pytestmark = pytest.mark.slow
+
+GOOD_LOG1PEXP = '''
+import tensorflow as tf
+
+@tf.custom_gradient
+def log1pexp(x):
+    return tf.nn.softplus(x), lambda upstream: upstream * tf.sigmoid(x)
+'''
+
+
+def validate_contract_json(results: list, assignment_ids: dict[str, str] | None = None) -> None:
+    """The structure CURRICULUM.md fixes, checked field by field."""
+    assert isinstance(results, list)
+    for result in results:
+        assert set(result) == {"submission", "student", "assignment", "score", "max_score", "exercises"}
+        assert isinstance(result["submission"], str) and isinstance(result["student"], str)
+        assignment = assignment_by_id(result["assignment"])
+        assert [e["id"] for e in result["exercises"]] == [e.id for e in assignment.exercises]
+        assert result["max_score"] == assignment.max_score
+        assert result["score"] == pytest.approx(sum(e["score"] for e in result["exercises"]))
+        for item in result["exercises"]:
+            assert set(item) == {"id", "score", "max_score", "status", "pitfalls", "feedback"}
+            assert item["status"] in STATUSES
+            assert set(item["pitfalls"]) <= set(PITFALLS)
+            assert 0 <= item["score"] <= item["max_score"]
+            assert (item["status"] == "passed") == (item["score"] == item["max_score"])
+            assert isinstance(item["feedback"], str)
+
+
+@pytest.fixture(scope="module")
+def references_and_releases():
+    paths = [f"{folder}/{a}/{a}.ipynb" for folder in ("solutions", "assignments") for a in ASSIGNMENT_IDS]
+    return grade_json(*paths, "--seed", "5")
+
+
+def test_reference_solutions_score_full_marks(references_and_releases):
+    validate_contract_json(references_and_releases)
+    for result in references_and_releases[:3]:
+        assert result["score"] == result["max_score"] == 10.0, result
+        assert all(e["status"] == "passed" and not e["pitfalls"] for e in result["exercises"])
+
+
+def test_released_notebooks_score_zero_with_every_exercise_not_implemented(references_and_releases):
+    for result in references_and_releases[3:]:
+        assert result["score"] == 0.0
+        for item in result["exercises"]:
+            assert (item["status"], item["pitfalls"]) == ("not-implemented", ["not-implemented"]), item
+            assert "NotImplementedError" in item["feedback"]
+
+
+def test_assignment_comes_from_notebook_metadata_without_the_option(references_and_releases):
+    assert [r["assignment"] for r in references_and_releases] == list(ASSIGNMENT_IDS) * 2
+
+
+# --------------------------------------------------------------------------- broken input
+
+def notebook(path: Path, *cells: str) -> None:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in cells]
+    nb.metadata["autograder"] = {"assignment": "custom_gradients"}
+    nbformat.write(nb, path)
+
+
+@pytest.fixture(scope="module")
+def broken(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("broken")
+    (folder / "invalid_json.ipynb").write_text('{"cells": [\n  {"cell_type": "code",\n  oops\n')
+    (folder / "empty.ipynb").write_text("")
+    (folder / "empty.py").write_text("")
+    (folder / "binary.py").write_bytes(b"\x00\x01\x02garbage\xff\xfe")
+    notebook(folder / "syntax_error.ipynb", "import tensorflow as tf", "def log1pexp(x)\n    return x",
+             GOOD_LOG1PEXP.replace("def log1pexp", "def straight_through_round_unused"))
+    notebook(folder / "raises_at_import.ipynb", "import tensorflow as tf\nraise ValueError('demo cell broke')",
+             GOOD_LOG1PEXP, "%matplotlib inline\n!pip list\nprint('after magics')")
+    notebook(folder / "hangs_at_import.ipynb", "while True:\n    pass", GOOD_LOG1PEXP)
+    (folder / "hangs_in_exercise.py").write_text(GOOD_LOG1PEXP + "\n\ndef td_loss(q, reward, next_q, gamma):\n"
+                                                 "    while True:\n        pass\n")
+    (folder / "wrong_signature.py").write_text("import tensorflow as tf\n\ndef clip_gradient_norm(x):\n"
+                                               "    return tf.identity(x)\n")
+    (folder / "wrong_return.py").write_text(
+        "import tensorflow as tf\n\ndef log1pexp(x):\n    return [1.0, 2.0]\n\n"
+        "def td_loss(q, reward, next_q, gamma):\n    return tf.zeros([3], dtype=q.dtype)\n\n"
+        "def straight_through_round(x):\n    return 'round'\n")
+    (folder / "exits.py").write_text(GOOD_LOG1PEXP + "\nimport os\n\ndef td_loss(q, reward, next_q, gamma):\n"
+                                     "    os._exit(0)\n")
+    (folder / "sys_exit.ipynb").write_text(json.dumps(nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell(GOOD_LOG1PEXP), nbformat.v4.new_code_cell("import sys\nsys.exit(3)")])))
+    (folder / "good.py").write_text(GOOD_LOG1PEXP)
+    results = grade_json(str(folder), "--assignment", "custom_gradients", "--seed", "3",
+                         "--cell-time-limit", "8", "--case-time-limit", "8")
+    validate_contract_json(results)
+    return by_file(results)
+
+
+def test_every_broken_file_gets_a_result_in_contract_form(broken):
+    assert len(broken) == 13
+
+
+@pytest.mark.parametrize("name, words", [
+    ("invalid_json.ipynb", "not valid JSON: line 3"),
+    ("empty.ipynb", "empty"),
+    ("empty.py", "empty"),
+    ("binary.py", "not"),
+])
+def test_unreadable_file_gets_errors_that_say_why(broken, name, words):
+    result = broken[name]
+    assert result["score"] == 0
+    for item in result["exercises"]:
+        assert item["status"] == "error"
+        assert words in item["feedback"]
+
+
+def test_syntax_error_names_the_cell_and_line(broken):
+    item = exercise(broken["syntax_error.ipynb"], "log1pexp")
+    assert item["status"] == "missing"
+    assert "cell 2" in item["feedback"] and "SyntaxError" in item["feedback"] and "line 1" in item["feedback"]
+
+
+def test_a_cell_that_raises_does_not_stop_the_next_cells(broken):
+    result = broken["raises_at_import.ipynb"]
+    assert exercise(result, "log1pexp")["status"] == "passed"
+    assert exercise(result, "td_loss")["status"] == "missing"
+
+
+def test_a_hanging_cell_is_skipped_and_the_others_graded(broken):
+    assert exercise(broken["hangs_at_import.ipynb"], "log1pexp")["status"] == "passed"
+
+
+def test_an_infinite_loop_in_an_exercise_times_out_alone(broken):
+    result = broken["hangs_in_exercise.py"]
+    item = exercise(result, "td_loss")
+    assert item["status"] == "timeout" and "timeout after 8 s in td_loss" in item["feedback"]
+    assert exercise(result, "log1pexp")["status"] == "passed"
+
+
+def test_missing_function_says_which_signature_to_define(broken):
+    item = exercise(broken["good.py"], "td_loss")
+    assert item["status"] == "missing"
+    assert "def td_loss(q, reward, next_q, gamma):" in item["feedback"]
+
+
+def test_wrong_signature_is_explained(broken):
+    item = exercise(broken["wrong_signature.py"], "clip_gradient_norm")
+    assert item["status"] == "error" and item["score"] == 0
+    assert "takes (x) but the exercise asks for `clip_gradient_norm(x, max_norm)`" in item["feedback"]
+
+
+def test_wrong_return_type_and_shape_are_explained(broken):
+    result = broken["wrong_return.py"]
+    assert "the loss must be a scalar, got shape (3,)" in exercise(result, "td_loss")["feedback"]
+    assert exercise(result, "log1pexp")["score"] == 0
+    assert "str" in exercise(result, "straight_through_round")["feedback"]
+
+
+def test_a_process_exit_costs_only_that_exercise(broken):
+    result = broken["exits.py"]
+    item = exercise(result, "td_loss")
+    assert item["status"] == "error" and "exited with code 0 before grading finished" in item["feedback"]
+    assert exercise(result, "log1pexp")["status"] == "passed"
+
+
+def test_sys_exit_in_a_cell_is_recorded_like_any_exception(broken):
+    assert exercise(broken["sys_exit.ipynb"], "log1pexp")["status"] == "passed"
+
+
+def test_student_names_come_from_the_nbgrader_layout(tmp_path):
+    target = tmp_path / "submitted" / "ada" / "custom_gradients"
+    target.mkdir(parents=True)
+    (target / "custom_gradients.py").write_text(GOOD_LOG1PEXP)
+    [result] = grade_json(str(tmp_path), "--seed", "1")
+    assert (result["student"], result["assignment"]) == ("ada", "custom_gradients")
+    assert result["submission"] == str(target / "custom_gradients.py")
+
+
+# --------------------------------------------------------------------------- command line
+
+def test_bad_arguments_exit_non_zero(tmp_path):
+    assert run_autograder("grade", str(tmp_path / "nope.ipynb")).returncode == 2
+    assert run_autograder("grade", "--assignment", "no_such_assignment", "x.py").returncode == 2
+    assert run_autograder("grade", str(tmp_path)).returncode == 2  # no submissions in it
+
+
+def test_text_format_shows_marks_scores_and_feedback(tmp_path):
+    (tmp_path / "bob.py").write_text(GOOD_LOG1PEXP)
+    done = run_autograder("grade", str(tmp_path / "bob.py"), "--assignment", "custom_gradients", "--seed", "2")
+    assert done.returncode == 0, done.stderr
+    assert "✓ log1pexp" in done.stdout and "2 / 2" in done.stdout
+    assert "? td_loss" in done.stdout and "missing" in done.stdout
+    assert done.stderr == ""  # no TensorFlow log noise
