@@ -7,6 +7,7 @@ has run one must not fork children that will run ``tf.function``.
 from __future__ import annotations
 
 import builtins
+import linecache
 import os
 import resource
 import sys
@@ -95,6 +96,9 @@ def _load(job: ChildJob, send) -> dict:
         if index in job.skip_cells:
             continue
         send({"event": "cell-start", "cell": index})
+        # AutoGraph (tf.function over Python loops) and tracebacks read the source through linecache,
+        # as they do in IPython, which registers each cell the same way.
+        linecache.cache[filename] = (len(code), None, code.splitlines(keepends=True), filename)
         try:
             exec(compile(code, filename, "exec"), namespace)  # noqa: S102  (this is the sandbox)
         except BaseException as error:  # noqa: BLE001  (SystemExit and KeyboardInterrupt too)

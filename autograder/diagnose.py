@@ -162,10 +162,12 @@ def _diagnose(evidence: ExerciseEvidence, verdicts: list[CaseVerdict]) -> tuple[
     findings = list(getattr(static, "findings", ()))
 
     def located(pitfall: str) -> str:
+        """'cell 7, line 4: `code`: what the static reading saw there', or '' when it saw nothing."""
         for finding in findings:
             if finding.pitfall == pitfall:
                 place = evidence.source.where(finding.cell, finding.line)
-                return f"{place}: `{finding.code}`" if finding.code else place
+                code = f": `{finding.code}`" if finding.code else ""
+                return f"{place}{code}\n    {finding.message}" if finding.message else f"{place}{code}"
         return ""
 
     errors = [evidence.student[verdicts.index(v)].error for v in failing if v.kind == "error"
@@ -188,10 +190,12 @@ def _diagnose(evidence: ExerciseEvidence, verdicts: list[CaseVerdict]) -> tuple[
         covered = [v for v in wrong if evidence.mistakes[k][verdicts.index(v)] is not None]
         if covered and all(_matches_mistake(evidence, verdicts.index(v), k) for v in covered):
             name(mistake.pitfall, text=mistake.explanation, fix=mistake.fix, where=located(mistake.pitfall))
-    # 4. None for Tensors, right for Variables
-    tensor_fail = [v for v in wrong if v.case.has("tensor") and _has_none_gradient(evidence, v)]
-    if tensor_fail and all(v.passed for v in verdicts if v.case.has("variable")) and any(
-            v.case.has("variable") for v in verdicts):
+    # 4. None (or an error on the None) for Tensors, right for the same data as Variables
+    tensor_fail = [v for v in failing if v.case.has("tensor")
+                   and ((v.kind == "wrong" and _has_none_gradient(evidence, v)) or v.kind == "error")]
+    variable_cases = [v for v in verdicts if v.case.has("variable")]
+    if tensor_fail and variable_cases and all(v.passed for v in variable_cases) and all(
+            v.case.has("tensor") for v in failing):
         name("unwatched-tensor")
     # 5. wrong only at large magnitudes: overflow
     if wrong and all(v.case.has("large") for v in failing):

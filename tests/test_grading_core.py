@@ -100,6 +100,7 @@ def broken(tmp_path_factory):
     (folder / "sys_exit.ipynb").write_text(json.dumps(nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_code_cell(GOOD_LOG1PEXP), nbformat.v4.new_code_cell("import sys\nsys.exit(3)")])))
     (folder / "good.py").write_text(GOOD_LOG1PEXP)
+    (folder / "autograph.py").write_text((ROOT / "tests" / "submissions" / "autograph_loop.py").read_text())
     results = grade_json(str(folder), "--assignment", "custom_gradients", "--seed", "3",
                          "--cell-time-limit", "8", "--case-time-limit", "8")
     validate_contract_json(results)
@@ -107,7 +108,7 @@ def broken(tmp_path_factory):
 
 
 def test_every_broken_file_gets_a_result_in_contract_form(broken):
-    assert len(broken) == 13
+    assert len(broken) == 14
 
 
 @pytest.mark.parametrize("name, words", [
@@ -145,6 +146,11 @@ def test_an_infinite_loop_in_an_exercise_times_out_alone(broken):
     item = exercise(result, "td_loss")
     assert item["status"] == "timeout" and "timeout after 8 s in td_loss" in item["feedback"]
     assert exercise(result, "log1pexp")["status"] == "passed"
+
+
+def test_tf_function_with_a_python_loop_is_converted_by_autograph(broken):
+    # AutoGraph reads the source through linecache, as in IPython: the loader must register each cell.
+    assert exercise(broken["autograph.py"], "log1pexp")["status"] == "passed"
 
 
 def test_missing_function_says_which_signature_to_define(broken):
