@@ -31,6 +31,7 @@ from autograder.spec import ContractError  # noqa: E402
 def child_main(connection, job: ChildJob) -> None:
     """Entry point of the child process."""
     os.setsid()  # its own process group: the parent can kill everything it starts
+    os.environ.pop("AUTOGRADER_SOLUTIONS", None)  # student code gets no path to the reference
     workdir = tempfile.mkdtemp(prefix=job.workdir_prefix)
     os.chdir(workdir)
     _redirect_output(workdir)
