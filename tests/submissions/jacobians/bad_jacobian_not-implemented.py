@@ -1,0 +1,22 @@
+import numpy as np
+import tensorflow as tf
+
+
+def jacobian(f, x):
+    raise NotImplementedError()
+
+
+def batch_jacobian(f, x):
+    raise NotImplementedError()
+
+
+def robust_jacobian(f, x):
+    raise NotImplementedError()
+
+
+def hessian(f, x):
+    raise NotImplementedError()
+
+
+def jvp(f, x, v):
+    raise NotImplementedError()

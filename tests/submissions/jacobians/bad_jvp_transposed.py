@@ -1,0 +1,25 @@
+import numpy as np
+import tensorflow as tf
+
+
+def jacobian(f, x):
+    raise NotImplementedError()
+
+
+def batch_jacobian(f, x):
+    raise NotImplementedError()
+
+
+def robust_jacobian(f, x):
+    raise NotImplementedError()
+
+
+def hessian(f, x):
+    raise NotImplementedError()
+
+
+def jvp(f, x, v):
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    return tape.gradient(y, x, output_gradients=v)
