@@ -189,6 +189,12 @@ def _diagnose(evidence: ExerciseEvidence, verdicts: list[CaseVerdict]) -> tuple[
     for k, mistake in enumerate(exercise.mistakes):
         covered = [v for v in wrong if evidence.mistakes[k][verdicts.index(v)] is not None]
         if covered and all(_matches_mistake(evidence, verdicts.index(v), k) for v in covered):
+            if (mistake.pitfall == "tape-outside-context" and not located("tape-outside-context")
+                    and located("gradient-cut")):
+                # A term that never reaches the tape looks the same in numbers whether it was computed
+                # outside the tape or cut by .numpy() inside it; the source tells which.
+                name("gradient-cut", where=located("gradient-cut"))
+                continue
             name(mistake.pitfall, text=mistake.explanation, fix=mistake.fix, where=located(mistake.pitfall))
     # 4. None (or an error on the None) for Tensors, right for the same data as Variables
     tensor_fail = [v for v in failing if v.case.has("tensor")
