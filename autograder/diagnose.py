@@ -163,7 +163,8 @@ def _diagnose(evidence: ExerciseEvidence, verdicts: list[CaseVerdict]) -> tuple[
 
     def located(pitfall: str) -> str:
         """'cell 7, line 4: `code`: what the static reading saw there', or '' when it saw nothing."""
-        for finding in findings:
+        # tf.stop_gradient is often intended (targets, straight-through): point at other cuts first.
+        for finding in sorted(findings, key=lambda f: "stop_gradient" in f.code):
             if finding.pitfall == pitfall:
                 place = evidence.source.where(finding.cell, finding.line)
                 code = f": `{finding.code}`" if finding.code else ""
@@ -181,14 +182,18 @@ def _diagnose(evidence: ExerciseEvidence, verdicts: list[CaseVerdict]) -> tuple[
             if evidence.student[verdicts.index(v)].error) and all(v.case.has("pfor") for v in failing):
         name("pfor-unsupported")
     # 2. right for small inputs, out of time or memory at scale
-    if failing and exercise.materialized_pitfall and all(v.case.has("scale") for v in failing) and all(
-            v.kind in ("timeout", "memory", "crashed") for v in failing):
+    scale = [v for v in verdicts if v.case.has("scale")]
+    if exercise.materialized_pitfall and scale and all(v.kind in ("timeout", "memory", "crashed") for v in scale) \
+            and any(v.passed for v in verdicts if not v.case.has("scale")):
         name(exercise.materialized_pitfall)
     # 3. mistake models: the student's numbers match a known-wrong implementation
     wrong = [v for v in failing if v.kind == "wrong"]
     for k, mistake in enumerate(exercise.mistakes):
-        covered = [v for v in wrong if evidence.mistakes[k][verdicts.index(v)] is not None]
-        if covered and all(_matches_mistake(evidence, verdicts.index(v), k) for v in covered):
+        # The cases where this mistake gives other numbers than the reference: the student must fail
+        # every one of them, with exactly the mistake's numbers.
+        telling = [v for v in verdicts if _informative(evidence, verdicts.index(v), k)]
+        if telling and all(v.kind == "wrong" and _matches_mistake(evidence, verdicts.index(v), k)
+                           for v in telling):
             if (mistake.pitfall == "tape-outside-context" and not located("tape-outside-context")
                     and located("gradient-cut")):
                 # A term that never reaches the tape looks the same in numbers whether it was computed
@@ -197,11 +202,10 @@ def _diagnose(evidence: ExerciseEvidence, verdicts: list[CaseVerdict]) -> tuple[
                 continue
             name(mistake.pitfall, text=mistake.explanation, fix=mistake.fix, where=located(mistake.pitfall))
     # 4. None (or an error on the None) for Tensors, right for the same data as Variables
-    tensor_fail = [v for v in failing if v.case.has("tensor")
-                   and ((v.kind == "wrong" and _has_none_gradient(evidence, v)) or v.kind == "error")]
-    variable_cases = [v for v in verdicts if v.case.has("variable")]
-    if tensor_fail and variable_cases and all(v.passed for v in variable_cases) and all(
-            v.case.has("tensor") for v in failing):
+    twins = _variable_twins(verdicts)
+    if twins and all(not tensor.passed and variable.passed for tensor, variable in twins) and all(
+            (tensor.kind == "wrong" and _has_none_gradient(evidence, tensor)) or tensor.kind == "error"
+            for tensor, _ in twins):
         name("unwatched-tensor")
     # 5. wrong only at large magnitudes: overflow
     if wrong and all(v.case.has("large") for v in failing):
@@ -227,6 +231,26 @@ def _diagnose(evidence: ExerciseEvidence, verdicts: list[CaseVerdict]) -> tuple[
         name("no-custom-gradient")
     order = list(found)
     return order, [found[p] for p in order]
+
+
+def _variable_twins(verdicts: list[CaseVerdict]) -> list[tuple[CaseVerdict, CaseVerdict]]:
+    """(Tensor case, Variable case) pairs on the same data: they tell a missing tape.watch."""
+    variables = [v for v in verdicts if v.case.has("variable")]
+    pairs = []
+    for tensor in (v for v in verdicts if v.case.has("tensor")):
+        twin = next((v for v in variables if _same_data(tensor.case.args, v.case.args)), None)
+        if twin is not None:
+            pairs.append((tensor, twin))
+    return pairs
+
+
+def _same_data(a, b) -> bool:
+    keys = (set(a) | set(b)) - {"variable"}
+    try:
+        return all(np.array_equal(np.asarray(a.get(k), dtype=object), np.asarray(b.get(k), dtype=object))
+                   for k in keys)
+    except (TypeError, ValueError):
+        return False
 
 
 def _only_stop_gradient_expected(exercise: Exercise, findings) -> bool:
@@ -258,14 +282,28 @@ def _has_zero_gradient(evidence: ExerciseEvidence, verdict: CaseVerdict) -> bool
 
 
 def _matches_mistake(evidence: ExerciseEvidence, index: int, k: int) -> bool:
-    mistake_outcome = evidence.mistakes[k][index]
-    student = evidence.student[index]
-    if mistake_outcome is None or mistake_outcome.status != "ok" or student is None or student.status != "ok":
+    """The student's outputs on case ``index`` are those of mistake model ``k``."""
+    return _agree(evidence, index, evidence.student[index], evidence.mistakes[k][index],
+                  evidence.exercise.mistakes[k].outputs)
+
+
+def _informative(evidence: ExerciseEvidence, index: int, k: int) -> bool:
+    """Mistake model ``k`` gives other numbers than the reference on case ``index``: the case can tell it."""
+    mistake = evidence.mistakes[k][index]
+    return (mistake is not None and mistake.status == "ok"
+            and not _agree(evidence, index, mistake, evidence.reference[index], evidence.exercise.mistakes[k].outputs))
+
+
+def _agree(evidence: ExerciseEvidence, index: int, first: TaskOutcome | None, second: TaskOutcome | None,
+           compared: tuple[str, ...] | None) -> bool:
+    if first is None or second is None or first.status != "ok" or second.status != "ok":
         return False
     case = evidence.cases[index]
     rtol, atol = evidence.exercise.tolerances.get(case.dtype, evidence.exercise.tolerances["float32"])
     for output in evidence.exercise.outputs:
-        mine, theirs = student.outputs.get(output.name), mistake_outcome.outputs.get(output.name)
+        if compared is not None and output.name not in compared:
+            continue
+        mine, theirs = first.outputs.get(output.name), second.outputs.get(output.name)
         if mine is None and theirs is None:
             continue
         if mine is None or theirs is None:

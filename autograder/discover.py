@@ -24,10 +24,13 @@ def find_submissions(paths: list[str]) -> tuple[list[Found], list[str]]:
     for given in paths:
         path = Path(given)
         if path.is_dir():
-            for candidate in sorted(path.rglob("*")):
+            # An nbgrader course (or our examples/): only what students submitted, not the tools beside it.
+            root = path / "submitted" if (path / "submitted").is_dir() else path
+            for candidate in sorted(root.rglob("*")):
                 relative = candidate.relative_to(path)
                 if (candidate.suffix in SUFFIXES and candidate.is_file()
-                        and not any(part in IGNORED_PARTS or part.startswith(".") for part in relative.parts)):
+                        and not any(part in IGNORED_PARTS or part.startswith(".")
+                                    for part in candidate.relative_to(root).parts)):
                     found.append(Found(candidate, str(Path(given) / relative)))
         elif path.exists():
             found.append(Found(path, given))

@@ -70,6 +70,7 @@ class Mistake:
     explanation: str  # what the student probably did, in one sentence
     fix: str  # what to do instead
     cases: Callable[[Case], bool] = lambda case: not case.has("scale")
+    outputs: tuple[str, ...] | None = None  # compare only these outputs (None: all); the mistake's signature
 
 
 @dataclass(frozen=True)

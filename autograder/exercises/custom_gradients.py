@@ -208,7 +208,8 @@ CLIP_GRADIENT_NORM = Exercise(
         Mistake("clips-value", _clip_value_too,
                 "the forward value is clipped too, so the layer is no longer the identity",
                 "return `tf.identity(x)` as the value and clip only in grad_fn: "
-                "`tf.clip_by_norm(upstream, max_norm)`"),
+                "`tf.clip_by_norm(upstream, max_norm)`",
+                outputs=("value",)),  # whatever the gradient does, a clipped forward value is this mistake
         Mistake("ignores-upstream", _clip_ignores_upstream,
                 "your grad_fn clips a tensor of ones instead of the upstream gradient",
                 "clip the gradient that arrives: `tf.clip_by_norm(upstream, max_norm)`"),
