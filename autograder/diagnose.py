@@ -189,11 +189,12 @@ def _diagnose(evidence: ExerciseEvidence, verdicts: list[CaseVerdict]) -> tuple[
     # 3. mistake models: the student's numbers match a known-wrong implementation
     wrong = [v for v in failing if v.kind == "wrong"]
     for k, mistake in enumerate(exercise.mistakes):
-        # The cases where this mistake gives other numbers than the reference: the student must fail
-        # every one of them, with exactly the mistake's numbers.
-        telling = [v for v in verdicts if _informative(evidence, verdicts.index(v), k)]
-        if telling and all(v.kind == "wrong" and _matches_mistake(evidence, verdicts.index(v), k)
-                           for v in telling):
+        # On every case the student got wrong, the student's numbers must be exactly the mistake's, and
+        # at least one of those cases must tell the mistake from the reference (on the others the
+        # mistake is right, so matching it there says nothing).
+        covered = [v for v in wrong if evidence.mistakes[k][verdicts.index(v)] is not None]
+        if (covered and all(_matches_mistake(evidence, verdicts.index(v), k) for v in covered)
+                and any(_informative(evidence, verdicts.index(v), k) for v in covered)):
             if (mistake.pitfall == "tape-outside-context" and not located("tape-outside-context")
                     and located("gradient-cut")):
                 # A term that never reaches the tape looks the same in numbers whether it was computed
