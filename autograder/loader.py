@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import symtable
 import tokenize
 import io
 from dataclasses import dataclass, field
@@ -22,6 +23,10 @@ RUNNABLE_CELL_MAGICS = {"time", "timeit", "capture", "prun", "debug"}
 # Read-only cells of our own notebooks that only test, never define: the
 # grader replaces them, so running a stale copy would only cost time.
 SKIPPED_GRADE_ID_PREFIXES = ("test_", "check_")
+
+# The course's read-only cells that graded code may need (imports, constants).
+KEPT_READ_ONLY_CELLS = {"setup"}
+READ_ONLY_DEMO = "a read-only teaching cell: nbgrader restores it, so it cannot hold the student's work"
 
 _SHELL_ASSIGN = re.compile(r"^(\s*)([A-Za-z_][\w\s,()\[\]]*?)\s*=\s*[!%]")
 _MAGIC_LINE = re.compile(r"^(\s*)[!%]")
@@ -188,18 +193,72 @@ def _read_notebook(path: Path) -> SubmissionSource:
             continue
         meta = cell.get("metadata", {}) or {}
         nbgrader_meta = (meta.get("nbgrader") or {}) if isinstance(meta, dict) else {}
-        grade_id = nbgrader_meta.get("grade_id") if isinstance(nbgrader_meta, dict) else None
-        solution = bool(nbgrader_meta.get("solution")) if isinstance(nbgrader_meta, dict) else False
+        if not isinstance(nbgrader_meta, dict):
+            nbgrader_meta = {}
+        grade_id = nbgrader_meta.get("grade_id")
+        solution = bool(nbgrader_meta.get("solution"))
         code, skipped = neutralise_ipython(source)
         if grade_id and str(grade_id).startswith(SKIPPED_GRADE_ID_PREFIXES):
             skipped = skipped or "a test cell: the grader runs its own tests"
+        elif nbgrader_meta.get("locked") and not solution and grade_id not in KEPT_READ_ONLY_CELLS:
+            skipped = skipped or READ_ONLY_DEMO
         cells.append(Cell(index=index, source=source, code=code, grade_id=grade_id, solution=solution,
                           skipped=skipped))
+    cells = _keep_demo_cells_that_are_used(cells)
     metadata = dict(notebook.get("metadata", {}) or {})
     if not cells:
         return SubmissionSource(path, "notebook", metadata=metadata,
                                 problem=f"{path.name} has no code cells")
     return SubmissionSource(path, "notebook", cells=cells, metadata=metadata)
+
+
+def _keep_demo_cells_that_are_used(cells: list[Cell]) -> list[Cell]:
+    """Run a read-only demo cell after all if a cell that runs uses, as a global, a name only it defines.
+
+    Demo cells cost most of a notebook's run time (they time things, build models) and grade
+    nothing; but a student may call a helper a demo defined, and must not lose points for it.
+    """
+    used: set[str] = set()
+    bound: set[str] = set()
+    for cell in cells:
+        if cell.skipped is None:
+            used |= _global_names_used(cell.code)
+            bound |= _names_bound(cell.code)
+    kept = []
+    for cell in cells:
+        if cell.skipped == READ_ONLY_DEMO and (_names_bound(cell.code) - bound) & used:
+            cell = Cell(cell.index, cell.source, cell.code, cell.grade_id, cell.solution, None)
+        kept.append(cell)
+    return kept
+
+
+def _global_names_used(code: str) -> set[str]:
+    """Names that ``code`` reads from the module's namespace (in any scope), per Python's own symbol tables."""
+    try:
+        top = symtable.symtable(code, "<cell>", "exec")
+    except (SyntaxError, ValueError):
+        return set()
+    names: set[str] = set()
+    pending = [top]
+    while pending:
+        table = pending.pop()
+        for symbol in table.get_symbols():
+            if table is top and symbol.is_referenced():
+                names.add(symbol.get_name())
+            elif table is not top and symbol.is_global() and symbol.is_referenced():
+                names.add(symbol.get_name())
+        pending.extend(table.get_children())
+    return names
+
+
+def _names_bound(code: str) -> set[str]:
+    """Names bound at the top level of ``code``: assignments, defs, classes, imports."""
+    try:
+        top = symtable.symtable(code, "<cell>", "exec")
+    except (SyntaxError, ValueError):
+        return set()
+    return {symbol.get_name() for symbol in top.get_symbols() if symbol.is_assigned() or symbol.is_imported()
+            or symbol.is_namespace()}
 
 
 def defined_functions(source: SubmissionSource) -> dict[str, list[str]]:

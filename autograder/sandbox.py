@@ -81,7 +81,9 @@ class RunRecord:
 def _context():
     quiet_tensorflow()
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["autograder.child"])
+    # autograder.child imports TensorFlow; autograder.cli pulls in nbformat and rich (a second more), which
+    # every child would otherwise import again with the main module that multiprocessing re-imports.
+    context.set_forkserver_preload(["autograder.child", "autograder.cli"])
     return context
 
 
@@ -109,7 +111,7 @@ class SubmissionRun:
         self.limits = limits
         self.time_limits = time_limits  # per task
         self.record = RunRecord()
-        self.started = time.monotonic()
+        self.started: float | None = None  # when its first child started: waiting in the queue is not its time
         self.process = None
         self.connection = None
         self.current_task: int | None = None
@@ -123,6 +125,8 @@ class SubmissionRun:
 
     # ---------------------------------------------------------------- lifecycle
     def start(self, context) -> None:
+        if self.started is None:
+            self.started = time.monotonic()
         receiver, sender = context.Pipe(duplex=False)
         job = replace(self.job, start=self.next_start, skip_cells=frozenset(self.skip_cells))
         self.process = context.Process(target=enter_child, args=(sender, job), daemon=True)
