@@ -232,20 +232,22 @@ def _keep_demo_cells_that_are_used(cells: list[Cell]) -> list[Cell]:
     return kept
 
 
+def _symbol_table(code: str) -> symtable.SymbolTable | None:
+    try:
+        return symtable.symtable(code, "<cell>", "exec")
+    except (SyntaxError, ValueError):
+        return None  # a broken cell: the child reports its SyntaxError
+
+
 def _global_names_used(code: str) -> set[str]:
     """Names that ``code`` reads from the module's namespace (in any scope), per Python's own symbol tables."""
-    try:
-        top = symtable.symtable(code, "<cell>", "exec")
-    except (SyntaxError, ValueError):
-        return set()
+    top = _symbol_table(code)
     names: set[str] = set()
-    pending = [top]
+    pending = [top] if top else []
     while pending:
         table = pending.pop()
         for symbol in table.get_symbols():
-            if table is top and symbol.is_referenced():
-                names.add(symbol.get_name())
-            elif table is not top and symbol.is_global() and symbol.is_referenced():
+            if symbol.is_referenced() and (table is top or symbol.is_global()):
                 names.add(symbol.get_name())
         pending.extend(table.get_children())
     return names
@@ -253,12 +255,9 @@ def _global_names_used(code: str) -> set[str]:
 
 def _names_bound(code: str) -> set[str]:
     """Names bound at the top level of ``code``: assignments, defs, classes, imports."""
-    try:
-        top = symtable.symtable(code, "<cell>", "exec")
-    except (SyntaxError, ValueError):
-        return set()
-    return {symbol.get_name() for symbol in top.get_symbols() if symbol.is_assigned() or symbol.is_imported()
-            or symbol.is_namespace()}
+    top = _symbol_table(code)
+    return {symbol.get_name() for symbol in top.get_symbols()
+            if symbol.is_assigned() or symbol.is_imported() or symbol.is_namespace()} if top else set()
 
 
 def defined_functions(source: SubmissionSource) -> dict[str, list[str]]:
