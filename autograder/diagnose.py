@@ -16,7 +16,7 @@ import numpy as np
 from autograder.compare import Comparison, compare, matches
 from autograder.loader import SubmissionSource
 from autograder.pitfalls import describe
-from autograder.results import ExerciseResult
+from autograder.results import ExerciseResult, SubmissionResult
 from autograder.sandbox import ErrorInfo, TaskOutcome
 from autograder.spec import Assignment, Case, Exercise
 
@@ -49,9 +49,7 @@ class CaseVerdict:
     failed_outputs: tuple[str, ...] = ()
 
 
-def unreadable_result(shown_as: str, student: str, assignment: Assignment, problem: str):
-    from autograder.results import SubmissionResult
-
+def unreadable_result(shown_as: str, student: str, assignment: Assignment, problem: str) -> SubmissionResult:
     feedback = f"The submission could not be read: {problem}. Nothing in it was graded."
     return SubmissionResult(shown_as, student, assignment.id, [
         ExerciseResult(e.id, 0.0, e.points, "error", [], feedback) for e in assignment.exercises], notes=[problem])

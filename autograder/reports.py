@@ -43,14 +43,17 @@ def class_table(results: list[SubmissionResult], seed: int | None = None) -> str
     buffer = io.StringIO()
     console = _console(buffer)
     assignments = sorted({r.assignment for r in results})
-    students = sorted({r.student for r in results})
+    twice = {key for key, n in Counter((r.student, r.assignment) for r in results).items() if n > 1}
+    # Two submissions of one student for one assignment (two versions, or files named alike): one row each.
+    label = {id(r): (r.submission if (r.student, r.assignment) in twice else r.student) for r in results}
+    students = sorted(set(label.values()))
     table = Table(title=f"Class results ({len(results)} submissions" + (f", seed {seed})" if seed is not None else ")"))
     table.add_column("student")
     for assignment in assignments:
         table.add_column(assignment, justify="right")
     table.add_column("total", justify="right")
     table.add_column("pitfalls named")
-    by_key = {(r.student, r.assignment): r for r in results}
+    by_key = {(label[id(r)], r.assignment): r for r in results}
     for student in students:
         row, total, maximum, pitfalls = [student], 0.0, 0.0, Counter()
         for assignment in assignments:
