@@ -9,7 +9,6 @@ from __future__ import annotations
 import builtins
 import linecache
 import os
-import resource
 import sys
 import tempfile
 import time
@@ -22,26 +21,30 @@ quiet_tensorflow()
 import tensorflow as tf  # noqa: E402  (after the environment is quiet)
 
 tf.get_logger().setLevel("ERROR")  # pfor's retracing warnings would otherwise fill the child's output
+_ = tf.keras.layers  # Keras loads lazily: load it here, once, before a child hides files or drops privileges
 
 from autograder import wire  # noqa: E402
-from autograder.exercises import assignment_by_id  # noqa: E402
+from autograder.exercises import all_assignments, assignment_by_id  # noqa: E402
+from autograder.isolation import contain  # noqa: E402
 from autograder.jobs import STUDENT, ChildJob  # noqa: E402
 from autograder.spec import ContractError  # noqa: E402
+
+all_assignments()  # the exercise modules too, for the same reason
 
 def child_main(connection, job: ChildJob) -> None:
     """Entry point of the child process."""
     os.setsid()  # its own process group: the parent can kill everything it starts
-    os.environ.pop("AUTOGRADER_SOLUTIONS", None)  # student code gets no path to the reference
     workdir = tempfile.mkdtemp(prefix=job.workdir_prefix)
     os.chdir(workdir)
     _redirect_output(workdir)
-    _limit_memory(job.memory_limit)
+    applied = contain(workdir, job.containment)
     tf.config.threading.set_inter_op_parallelism_threads(job.tf_threads)
     tf.config.threading.set_intra_op_parallelism_threads(job.tf_threads)
 
     def send(message: dict) -> None:
         connection.send_bytes(wire.dumps(message))
 
+    send({"event": "contained", "measures": applied})
     namespace = _load(job, send) if any(t.implementation == STUDENT for t in job.tasks[job.start:]) else {}
     assignment = assignment_by_id(job.assignment)
     for number in range(job.start, len(job.tasks)):
@@ -70,23 +73,6 @@ def _redirect_output(workdir: str) -> None:
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
-
-
-def _limit_memory(limit: int) -> None:
-    """Address-space limit above what TensorFlow already maps, so big allocations fail cleanly.
-
-    TensorFlow raises ResourceExhaustedError when an allocation fails; the parent
-    also watches the resident size and stops the child at ``limit``.
-    """
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith("VmSize:"):
-                mapped = int(line.split()[1]) * 1024
-                break
-        else:
-            return
-    ceiling = mapped + limit + 3 * 2**30  # thread stacks and TensorFlow's pools reserve address space early
-    resource.setrlimit(resource.RLIMIT_AS, (ceiling, ceiling))
 
 
 def _load(job: ChildJob, send) -> dict:

@@ -4,7 +4,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -12,6 +11,7 @@ from autograder import __version__
 from autograder.discover import find_submissions
 from autograder.exercises import ASSIGNMENT_IDS
 from autograder.grading import SetupError, Settings, grade
+from autograder.journal import Journal, write_atomically
 from autograder.reports import class_table, submission_text, to_json
 from autograder.sandbox import GiB, Limits
 
@@ -70,8 +70,9 @@ def grade_command(args) -> int:
                         solutions=Path(args.solutions) if args.solutions else None,
                         limits=Limits(submission_seconds=args.time_limit, memory_bytes=int(args.memory_limit * GiB),
                                       load_seconds=args.cell_time_limit, case_seconds=args.case_time_limit))
-    if args.seed is not None:
-        settings.seed = args.seed
+    settings.seed = args.seed
+    if args.output:
+        settings.journal = Journal.beside(Path(args.output))
     started = time.monotonic()
     try:
         results = grade(found, settings)
@@ -88,20 +89,12 @@ def grade_command(args) -> int:
             f"(seed {settings.seed}; rerun with --seed {settings.seed} for the same cases)\n")
     else:
         report = submission_text(results[0]) + f"(seed {settings.seed})\n"
-    _write(report, args.output)
-    return 0
-
-
-def _write(report: str, output: str | None) -> None:
-    if not output:
+    if args.output:
+        write_atomically(Path(args.output), report)
+        settings.journal.clear()  # complete: nothing left to resume
+    else:
         sys.stdout.write(report)
-        return
-    target = Path(output)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile("w", dir=target.parent, delete=False, encoding="utf-8",
-                                     prefix=f".{target.name}.") as handle:
-        handle.write(report)
-    os.replace(handle.name, target)
+    return 0
 
 
 if __name__ == "__main__":

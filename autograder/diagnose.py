@@ -24,7 +24,6 @@ NO_CUSTOM_GRADIENT_CAP = 0.5  # share of the points kept when the numbers are ri
 MAX_CASE_MESSAGES = 2
 _PFOR_ERROR = re.compile(r"pfor|vectoriz", re.IGNORECASE)
 _PERSISTENT_ERROR = re.compile(r"non-persistent|persistent=True", re.IGNORECASE)
-_MEMORY_ERRORS = {"ResourceExhaustedError", "MemoryError"}
 
 
 @dataclass
@@ -61,13 +60,11 @@ def judge_case(exercise: Exercise, case: Case, student: TaskOutcome | None, refe
     if student is None or student.status == "not-run":
         return CaseVerdict(case, False, "not-run", student.message if student else "not run")
     if student.status in ("timeout", "memory", "crashed"):
-        return CaseVerdict(case, False, student.status, student.message)
+        return CaseVerdict(case, False, student.status, student.message)  # the sandbox's words
     if student.status == "error":
         error = student.error
         if error.type == "NotImplementedError":
             return CaseVerdict(case, False, "not-implemented", "raises NotImplementedError")
-        if error.type in _MEMORY_ERRORS:
-            return CaseVerdict(case, False, "memory", f"{error.type}: out of memory")
         if error.contract:
             return CaseVerdict(case, False, "error", error.message)
         where = f" ({error.where})" if error.where else ""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import random
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
@@ -16,7 +17,9 @@ from autograder import static_checks
 from autograder.diagnose import ExerciseEvidence, evaluate_exercise, unreadable_result
 from autograder.discover import Found, detect_assignment, student_name
 from autograder.exercises import assignment_by_id
+from autograder.isolation import Containment
 from autograder.jobs import STUDENT, ChildJob, Task
+from autograder.journal import Journal, result_key
 from autograder.loader import SubmissionSource, read_submission
 from autograder.results import ExerciseResult, SubmissionResult
 from autograder.sandbox import Limits, RunRecord, SubmissionRun, run_all
@@ -31,11 +34,12 @@ class SetupError(RuntimeError):
 
 @dataclass
 class Settings:
-    seed: int = field(default_factory=lambda: random.SystemRandom().randrange(2**31))
+    seed: int | None = None  # None: the journal's (when resuming), else chosen per run
     jobs: int = 1
     limits: Limits = field(default_factory=Limits)
     solutions: Path | None = None
     assignment: str | None = None  # force this assignment for every submission
+    journal: Journal | None = None  # keep finished results on disk, resume an interrupted run
 
     def solutions_dir(self) -> Path:
         candidates = [self.solutions, os.environ.get("AUTOGRADER_SOLUTIONS"),
@@ -68,6 +72,7 @@ class Pending:
     found: Found
     source: SubmissionSource
     assignment: str | None
+    key: str  # what determines its result, for the journal
 
 
 def cells_for_child(source: SubmissionSource, only_reference_cells: bool = False) -> list[tuple[int, str, str]]:
@@ -96,9 +101,11 @@ def reference_tasks(assignment: Assignment, cases: dict[str, list]) -> list[Task
 
 
 def make_run(key, source: SubmissionSource, assignment: Assignment, cases, tasks, limits: Limits,
-             reference: bool = False) -> SubmissionRun:
+             reference: bool = False, hidden: tuple[str, ...] = ()) -> SubmissionRun:
+    containment = Containment(memory_bytes=limits.memory_bytes, hidden=hidden,
+                              cpu_seconds=int(limits.submission_seconds * 2) + 30)
     job = ChildJob(assignment=assignment.id, cells=cells_for_child(source, only_reference_cells=reference),
-                   tasks=tasks, cases=cases, memory_limit=limits.memory_bytes)
+                   tasks=tasks, cases=cases, containment=containment)
     time_limits = [_case_limit(cases[task.exercise][task.case_index].time_limit, limits, reference) for task in tasks]
     return SubmissionRun(key, job, limits, time_limits)
 
@@ -111,16 +118,46 @@ def _case_limit(own: float, limits: Limits, reference: bool) -> float:
 
 def grade(found: Iterable[Found], settings: Settings,
           on_result: Callable[[SubmissionResult], None] | None = None) -> list[SubmissionResult]:
-    """Grade every submission; results come back in the order given."""
+    """Grade every submission; results come back in the order given.
+
+    ``on_result`` sees each result as soon as its submission (and its assignment's reference)
+    is done. With ``settings.journal``, finished results are kept on disk and not graded again.
+    """
+    journal = settings.journal
+    if journal is not None:
+        settings.seed = journal.seed() if settings.seed is None and journal.seed() is not None else settings.seed
+    if settings.seed is None:
+        settings.seed = random.SystemRandom().randrange(2**31)
+    if journal is not None:
+        journal.start(settings.seed)
     pending = []
     for item in found:
         source = read_submission(item.path)
         assignment_id = settings.assignment or detect_assignment(item.path, source)
-        pending.append(Pending(item, source, assignment_id))
-    needed = sorted({p.assignment for p in pending if p.assignment})
+        pending.append(Pending(item, source, assignment_id, _key(item, assignment_id, settings.seed)))
+    results: dict[int, SubmissionResult] = {}
+    for number, item in enumerate(pending):
+        earlier = journal.load(item.key) if journal is not None else None
+        if earlier is not None:
+            results[number] = earlier
+            if on_result:
+                on_result(earlier)
+    if results:
+        print(f"autograder: resuming an interrupted run (seed {settings.seed}): {len(results)} of {len(pending)} "
+              "submissions were already graded", file=sys.stderr)
+
+    def finish(number: int, record: RunRecord | None) -> None:
+        result = _result_for(pending[number], record, references)
+        results[number] = result
+        if journal is not None:
+            journal.save(pending[number].key, result)
+        if on_result:
+            on_result(result)
+
+    todo = [n for n in range(len(pending)) if n not in results]
+    needed = sorted({pending[n].assignment for n in todo if pending[n].assignment})
     assignments = {assignment_id: assignment_by_id(assignment_id) for assignment_id in needed}
     cases = {a_id: {e.id: e.cases(settings.seed) for e in a.exercises} for a_id, a in assignments.items()}
-
     runs: list[SubmissionRun] = []
     references: dict[str, Reference] = {}
     solutions = settings.solutions_dir() if needed else None
@@ -133,28 +170,63 @@ def grade(found: Iterable[Found], settings: Settings,
         references[assignment_id] = Reference(assignment, cases[assignment_id], tasks, RunRecord())
         runs.append(make_run(("reference", assignment_id), source, assignment, cases[assignment_id], tasks,
                              REFERENCE_LIMITS, reference=True))
-    for number, item in enumerate(pending):
+    hidden = hidden_paths([p.found.path for p in pending], solutions)
+    waiting: dict[str, list[tuple[int, RunRecord]]] = {a_id: [] for a_id in assignments}  # for their reference
+    for number in todo:
+        item = pending[number]
         if item.assignment and item.source.problem is None:
             assignment = assignments[item.assignment]
             runs.append(make_run(("student", number), item.source, assignment, cases[item.assignment],
-                                 student_tasks(assignment, cases[item.assignment]), settings.limits))
+                                 student_tasks(assignment, cases[item.assignment]), settings.limits,
+                                 hidden=hidden))
+        else:
+            finish(number, None)  # unreadable, or of no known assignment: nothing to run
 
-    records: dict[int, RunRecord] = {}
+    done_references: set[str] = set()
     for run in run_all(runs, jobs=settings.jobs):
         kind, key = run.key
         if kind == "reference":
             references[key].record = run.record
             _check_reference(references[key])
+            done_references.add(key)
+            for number, record in waiting.pop(key, []):
+                finish(number, record)
+        elif pending[key].assignment in done_references:
+            finish(key, run.record)
         else:
-            records[key] = run.record
+            waiting[pending[key].assignment].append((key, run.record))
+    return [results[number] for number in range(len(pending))]
 
-    results = []
-    for number, item in enumerate(pending):
-        result = _result_for(item, records.get(number), references)
-        if on_result:
-            on_result(result)
-        results.append(result)
-    return results
+
+def _key(item: Found, assignment: str | None, seed: int) -> str:
+    try:
+        content = item.path.read_bytes()
+    except OSError:
+        content = b""
+    return result_key(item.shown_as, content, assignment, seed)
+
+
+def hidden_paths(submissions: list[Path], solutions: Path | None) -> tuple[str, ...]:
+    """What a student's child must not see: the reference solutions and every submission.
+
+    A directory is covered whole unless it holds code the child still needs (the grader
+    itself, Python's libraries); then its submission files are covered one by one.
+    """
+    needed = [Path(__file__).resolve().parent, Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(),
+              *(Path(p).resolve() for p in sys.path if p)]
+    hidden: set[Path] = set()
+    if solutions is not None:
+        hidden.add(solutions.resolve())
+    for path in submissions:
+        path = path.resolve()
+        folder = path.parent
+        if any(folder == n or folder in n.parents for n in needed):
+            hidden.add(path)
+        else:
+            hidden.add(folder)
+    # Covering a folder covers what is below it: keep only the outermost paths.
+    outermost = [p for p in hidden if not any(q != p and q in p.parents for q in hidden)]
+    return tuple(str(p) for p in sorted(outermost))
 
 
 def _check_reference(reference: Reference) -> None:

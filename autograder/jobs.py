@@ -5,8 +5,10 @@ The parent imports this module; only the child imports ``autograder.child``
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from autograder.isolation import Containment
 
 STUDENT = "student"
 
@@ -30,7 +32,7 @@ class ChildJob:
     cases: dict[str, list[Any]]  # exercise id -> its Case list
     start: int = 0  # index of the first task to run (after a restart)
     skip_cells: frozenset[int] = frozenset()
-    memory_limit: int = 2 * 2**30
+    containment: Containment = field(default_factory=Containment)
     workdir_prefix: str = "autograder-"
     tf_threads: int = 1
 

@@ -25,6 +25,8 @@ MAX_MESSAGE_BYTES = 64 * 2**20
 TICK_SECONDS = 0.05
 MAX_LOAD_RESTARTS = 5
 GiB = 2**30
+SANDBOX_UID_BASE = 200_000  # far above the machine's own users
+MEMORY_ERRORS = {"MemoryError", "ResourceExhaustedError"}
 
 
 @dataclass(frozen=True)
@@ -121,14 +123,18 @@ class SubmissionRun:
         self.skip_cells: set[int] = set()
         self.load_restarts = 0
         self.finished = False
+        self.slot = 0
+        self.measures: list[str] = []  # the containment the child reported
         self._done_seen = False
 
     # ---------------------------------------------------------------- lifecycle
-    def start(self, context) -> None:
+    def start(self, context, slot: int = 0) -> None:
         if self.started is None:
             self.started = time.monotonic()
+        self.slot = slot
         receiver, sender = context.Pipe(duplex=False)
-        job = replace(self.job, start=self.next_start, skip_cells=frozenset(self.skip_cells))
+        containment = replace(self.job.containment, uid=sandbox_uid(slot)) if os.geteuid() == 0 else self.job.containment
+        job = replace(self.job, start=self.next_start, skip_cells=frozenset(self.skip_cells), containment=containment)
         self.process = context.Process(target=enter_child, args=(sender, job), daemon=True)
         self.process.start()
         sender.close()
@@ -159,7 +165,9 @@ class SubmissionRun:
     def _handle(self, message: dict) -> None:
         event = message["event"]
         now = time.monotonic()
-        if event == "cell-start":
+        if event == "contained":
+            self.measures = [wire.text(m, "measure") for m in _list(message.get("measures"))]
+        elif event == "cell-start":
             self.current_cell = _int(message.get("cell"))
             self.deadline = now + self.limits.load_seconds
         elif event == "loaded":
@@ -184,7 +192,13 @@ class SubmissionRun:
                 raise wire.WireError("a result for a task that was not running")
             seconds = wire.number(message.get("seconds", 0.0), "seconds")
             if "error" in message:
-                self.record.outcomes[task] = TaskOutcome("error", error=_error(message["error"]), seconds=seconds)
+                error = _error(message["error"])
+                if error.type in MEMORY_ERRORS:  # the address-space limit made an allocation fail
+                    self.record.outcomes[task] = TaskOutcome(
+                        "memory", error=error, seconds=seconds,
+                        message=f"memory limit of {self.limits.memory_bytes / GiB:g} GiB exceeded ({error.type})")
+                else:
+                    self.record.outcomes[task] = TaskOutcome("error", error=error, seconds=seconds)
             else:
                 outputs = message.get("outputs")
                 if type(outputs) is not dict:
@@ -222,8 +236,12 @@ class SubmissionRun:
         if self._done_seen:
             self._finish()
             return
-        reason = (f"the process was killed by {signal_name(-code)}" if code is not None and code < 0
-                  else f"the process exited with code {code} before grading finished")
+        if code == -signal.SIGXCPU:
+            reason = f"CPU time limit of {self.job.containment.cpu_seconds} s exceeded"
+        elif code is not None and code < 0:
+            reason = f"the process was killed by {signal_name(-code)}"
+        else:
+            reason = f"the process exited with code {code} before grading finished"
         self._account_failure(reason, "crashed")
 
     # ---------------------------------------------------------------- failures
@@ -303,15 +321,24 @@ class SubmissionRun:
         self.process = None
 
 
+def sandbox_uid(slot: int) -> int:
+    """An unprivileged uid of its own for each child running at once, and for each grader on the machine.
+
+    Children of one uid could signal each other; with a uid each, a child can reach no other process.
+    """
+    return SANDBOX_UID_BASE + (os.getpid() % 10_000) * 256 + slot
+
+
 def run_all(runs: Iterable[SubmissionRun], jobs: int = 1) -> Iterator[SubmissionRun]:
     """Run submissions with at most ``jobs`` children at once; yield each as it finishes."""
     context = _context()
     pending = list(runs)
     active: list[SubmissionRun] = []
+    free_slots = list(range(max(1, jobs)))
     while pending or active:
-        while pending and len(active) < max(1, jobs):
+        while pending and free_slots:
             run = pending.pop(0)
-            run.start(context)
+            run.start(context, free_slots.pop(0))
             active.append(run)
         ready = multiprocessing.connection.wait([w for run in active for w in run.waitables()], TICK_SECONDS)
         now = time.monotonic()
@@ -324,9 +351,10 @@ def run_all(runs: Iterable[SubmissionRun], jobs: int = 1) -> Iterator[Submission
                 run.check_limits(now)
             if run.finished:
                 active.remove(run)
+                free_slots.append(run.slot)
                 yield run
             elif run.process is None:
-                run.start(context)
+                run.start(context, run.slot)
 
 
 def _int(value) -> int:

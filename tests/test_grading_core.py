@@ -207,3 +207,48 @@ def test_text_format_shows_marks_scores_and_feedback(tmp_path):
     assert "✓ log1pexp" in done.stdout and "2 / 2" in done.stdout
     assert "? td_loss" in done.stdout and "missing" in done.stdout
     assert done.stderr == ""  # no TensorFlow log noise
+
+
+# --------------------------------------------------------------------------- interrupted runs
+
+def test_a_killed_run_resumes_and_ends_with_the_results_of_an_uninterrupted_run(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from conftest import quiet_env
+
+    folder = ROOT / "examples" / "submitted"
+    args = [sys.executable, "-m", "autograder", "grade", str(folder), "--assignment", "custom_gradients",
+            "--format", "json", "--seed", "9", "--jobs", "1"]
+    names = sorted(str(p) for p in folder.glob("*/custom_gradients/*.ipynb"))
+    assert len(names) >= 6
+    output = tmp_path / "out" / "results.json"
+    journal = output.parent / ".results.json.partial"
+    # Only the custom_gradients notebooks: a folder of copies keeps the test to one assignment.
+    copies = tmp_path / "class" / "submitted"
+    for name in names:
+        target = copies / Path(name).parent.parent.name / "custom_gradients" / "custom_gradients.ipynb"
+        target.parent.mkdir(parents=True)
+        target.write_bytes(Path(name).read_bytes())
+    args[4] = str(copies.parent)
+    grader = subprocess.Popen(args + ["--output", str(output)], cwd=ROOT, env=quiet_env(),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and len(list(journal.glob("*.json"))) < 1 + 3:  # run.json + 3 results
+        time.sleep(0.1)
+    os.killpg(grader.pid, signal.SIGKILL)
+    grader.wait()
+    finished_before = len(list(journal.glob("*.json"))) - 1
+    assert 3 <= finished_before < len(names), "the run must be killed halfway"
+    assert not output.exists()
+
+    resumed = subprocess.run(args + ["--output", str(output)], cwd=ROOT, env=quiet_env(), capture_output=True,
+                             text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{finished_before} of {len(names)} submissions were already graded" in resumed.stderr
+    assert not journal.exists(), "a complete run leaves no journal behind"
+    uninterrupted = grade_json(str(copies.parent), "--assignment", "custom_gradients", "--seed", "9")
+    assert json.loads(output.read_text()) == uninterrupted

@@ -1,0 +1,193 @@
+"""Contain a child before it runs student code: limits, environment, files, network, privileges.
+
+Called in the child right after the fork, before the submission's first cell.
+Everything here is the standard library (``resource``, ``os``) plus two Linux
+system calls through ``ctypes`` (``unshare`` and ``mount``: Python 3.11's
+``os`` has neither). Each measure that the platform refuses is skipped, and
+the list of measures applied is reported to the parent.
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import resource
+import signal
+from dataclasses import dataclass, field
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWNET = 0x40000000
+MS_RDONLY = 0x1
+MS_NOSUID = 0x2
+MS_NODEV = 0x4
+MS_NOEXEC = 0x8
+MS_BIND = 0x1000
+MS_REC = 0x4000
+MS_PRIVATE = 1 << 18
+
+KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "TF_CPP_MIN_LOG_LEVEL", "TF_ENABLE_ONEDNN_OPTS", "PYTHONWARNINGS")
+
+
+@dataclass(frozen=True)
+class Containment:
+    """What the parent asks for; the defaults suit one submission of this course."""
+
+    memory_bytes: int = 2 * 2**30
+    cpu_seconds: int = 600  # CPU time of the whole child; wall time is the parent's job
+    file_bytes: int = 64 * 2**20  # largest file it may write, its captured output included
+    open_files: int = 512
+    processes: int = 512  # threads count too, and TensorFlow starts a few dozen
+    uid: int | None = None  # run as this unprivileged user when the grader is root
+    hidden: tuple[str, ...] = ()  # directories and files the child must not see (solutions, other submissions)
+    network: bool = False
+    applied: list[str] = field(default_factory=list)
+
+
+def contain(workdir: str, settings: Containment) -> list[str]:
+    """Apply every measure the platform allows; return their names, for the record."""
+    applied: list[str] = []
+    _environment(workdir)
+    applied.append("scrubbed environment")
+    as_root = os.geteuid() == 0
+    if as_root:
+        namespaces = CLONE_NEWNS | (0 if settings.network else CLONE_NEWNET)
+        if _unshare(namespaces):
+            applied.append("private mounts" + ("" if settings.network else ", no network"))
+            if settings.uid is not None and _expose(_needed_paths()):
+                applied.append("Python reachable, the rest of private homes hidden")
+            hidden = _hide(settings.hidden)
+            if hidden:
+                applied.append(f"{hidden} paths hidden")
+    _limits(settings, applied)
+    if as_root and settings.uid is not None:
+        os.chown(workdir, settings.uid, settings.uid)
+        for name in os.listdir(workdir):
+            os.chown(os.path.join(workdir, name), settings.uid, settings.uid)
+        os.setgroups([])
+        os.setresgid(settings.uid, settings.uid, settings.uid)
+        os.setresuid(settings.uid, settings.uid, settings.uid)
+        applied.append(f"runs as uid {settings.uid}")
+    return applied
+
+
+def _environment(workdir: str) -> None:
+    """Only what Python and TensorFlow need: no tokens, no paths to the course."""
+    kept = {name: os.environ[name] for name in KEPT_ENVIRONMENT if name in os.environ}
+    os.environ.clear()
+    os.environ.update(kept, HOME=workdir, TMPDIR=workdir)
+
+
+def _limits(settings: Containment, applied: list[str]) -> None:
+    mapped = _mapped_bytes()
+    ceiling = mapped + settings.memory_bytes + 3 * 2**30  # TensorFlow's threads reserve address space early
+    wanted = [
+        (resource.RLIMIT_AS, ceiling, "address space"),
+        (resource.RLIMIT_CPU, settings.cpu_seconds, "CPU time"),
+        (resource.RLIMIT_FSIZE, settings.file_bytes, "file size"),
+        (resource.RLIMIT_NOFILE, settings.open_files, "open files"),
+        (resource.RLIMIT_CORE, 0, "core dumps"),
+    ]
+    if os.geteuid() != 0 or settings.uid is not None:  # root ignores RLIMIT_NPROC; a fresh uid counts alone
+        wanted.append((resource.RLIMIT_NPROC, settings.processes, "processes"))
+    for limit, value, name in wanted:
+        try:
+            soft, hard = resource.getrlimit(limit)
+            value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+            resource.setrlimit(limit, (value, value + (5 if limit == resource.RLIMIT_CPU else 0)))
+            applied.append(f"{name} limit")
+        except (ValueError, OSError):
+            pass
+    # A write past the file-size limit then fails with an OSError in the student's code instead of killing us.
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+
+def _mapped_bytes() -> int:
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+_libc = None
+
+
+def _call(name: str, *args) -> bool:
+    global _libc
+    if _libc is None:
+        _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    return getattr(_libc, name)(*args) == 0
+
+
+def _unshare(flags: int) -> bool:
+    try:
+        if not _call("unshare", ctypes.c_int(flags)):
+            return False
+        # Mounts made from now on stay in this child: never propagate them back to the machine.
+        return _call("mount", None, b"/", None, ctypes.c_ulong(MS_REC | MS_PRIVATE), None)
+    except (OSError, AttributeError):
+        return False
+
+
+def _needed_paths() -> list[str]:
+    """Where Python, its libraries and the grader live: the child imports from there after dropping root."""
+    import sys
+
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    candidates = [sys.base_prefix, sys.prefix, here, *sys.path]
+    return sorted({os.path.realpath(p) for p in candidates if p and os.path.isdir(p)})
+
+
+def _expose(needed: list[str]) -> bool:
+    """Make ``needed`` reachable for an unprivileged user when a private parent blocks it.
+
+    Python often lives below a 0700 home (``/root/.pyenv``). The topmost such folder is
+    covered with an empty tmpfs, and only the needed folders are bound back into it: the
+    child reaches its interpreter and libraries, not the rest of that home.
+    """
+    blocked: dict[str, list[str]] = {}
+    for path in needed:
+        parts = path.split(os.sep)
+        for depth in range(2, len(parts) + 1):
+            ancestor = os.sep.join(parts[:depth]) or os.sep
+            if not os.stat(ancestor).st_mode & 0o001:
+                blocked.setdefault(ancestor, []).append(path)
+                break
+    for ancestor, paths in blocked.items():
+        # Keep only the outermost needed folders below this ancestor: binding one binds what is below it.
+        paths = [p for p in paths if not any(q != p and p.startswith(q + os.sep) for q in paths)]
+        handles = {path: os.open(path, os.O_PATH | os.O_DIRECTORY) for path in paths}
+        try:
+            if not _call("mount", b"tmpfs", ancestor.encode(), b"tmpfs", ctypes.c_ulong(MS_NOSUID | MS_NODEV),
+                         b"size=64k,mode=0755"):
+                return False
+            for path, handle in handles.items():
+                os.makedirs(path, mode=0o755, exist_ok=True)
+                if not _call("mount", f"/proc/self/fd/{handle}".encode(), path.encode(), None,
+                             ctypes.c_ulong(MS_BIND | MS_REC), None):
+                    return False
+        finally:
+            for handle in handles.values():
+                os.close(handle)
+    return bool(blocked)
+
+
+def _hide(paths: tuple[str, ...]) -> int:
+    """Cover each directory with an empty read-only tmpfs and each file with /dev/null."""
+    count = 0
+    for path in paths:
+        try:
+            if os.path.isdir(path):
+                ok = _call("mount", b"tmpfs", path.encode(), b"tmpfs",
+                           ctypes.c_ulong(MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC), b"size=4k,mode=000")
+            elif os.path.exists(path):
+                ok = _call("mount", b"/dev/null", path.encode(), None, ctypes.c_ulong(MS_BIND), None)
+            else:
+                continue
+            count += ok
+        except (OSError, AttributeError):
+            continue
+    return count
