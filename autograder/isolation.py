@@ -13,6 +13,7 @@ import ctypes.util
 import os
 import resource
 import signal
+import tempfile
 from dataclasses import dataclass, field
 
 CLONE_NEWNS = 0x00020000
@@ -25,6 +26,7 @@ MS_BIND = 0x1000
 MS_REC = 0x4000
 MS_PRIVATE = 1 << 18
 
+SCRATCH_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm")
 KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "TF_CPP_MIN_LOG_LEVEL", "TF_ENABLE_ONEDNN_OPTS", "PYTHONWARNINGS")
 
 
@@ -40,6 +42,7 @@ class Containment:
     uid: int | None = None  # run as this unprivileged user when the grader is root
     hidden: tuple[str, ...] = ()  # directories and files the child must not see (solutions, other submissions)
     network: bool = False
+    scratch_bytes: int = 256 * 2**20  # /tmp, /var/tmp and /dev/shm, each, when the grader is root
     applied: list[str] = field(default_factory=list)
 
 
@@ -58,8 +61,14 @@ def contain(workdir: str, settings: Containment) -> list[str]:
             hidden = _hide(settings.hidden)
             if hidden:
                 applied.append(f"{hidden} paths hidden")
+            if _fresh_scratch(settings.scratch_bytes):
+                workdir = tempfile.mkdtemp(prefix="submission-")
+                os.chdir(workdir)
+                os.environ.update(HOME=workdir, TMPDIR=workdir)
+                applied.append(f"scratch space of {settings.scratch_bytes // 2**20} MiB")
     _limits(settings, applied)
     if as_root and settings.uid is not None:
+        workdir = os.getcwd()
         os.chown(workdir, settings.uid, settings.uid)
         for name in os.listdir(workdir):
             os.chown(os.path.join(workdir, name), settings.uid, settings.uid)
@@ -173,6 +182,16 @@ def _expose(needed: list[str]) -> bool:
             for handle in handles.values():
                 os.close(handle)
     return bool(blocked)
+
+
+def _fresh_scratch(size: int) -> bool:
+    """Empty, size-limited tmpfs over the world-writable folders: no disk filling, no leftovers, no peeking."""
+    ok = True
+    for folder in SCRATCH_FOLDERS:
+        if os.path.isdir(folder):
+            ok &= _call("mount", b"tmpfs", folder.encode(), b"tmpfs", ctypes.c_ulong(MS_NOSUID | MS_NODEV),
+                        f"size={size},mode=1777".encode())
+    return ok
 
 
 def _hide(paths: tuple[str, ...]) -> int:

@@ -104,6 +104,24 @@ def resident_bytes(pid: int) -> int:
         return 0
 
 
+def processes_of(uid: int) -> list[int]:
+    """Every process that runs as ``uid``: a child's own, and any it started, even in a new session."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status") as status:
+                for line in status:
+                    if line.startswith("Uid:"):
+                        if int(line.split()[1]) == uid:
+                            found.append(int(entry))
+                        break
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
 class SubmissionRun:
     """The parent's view of one submission being graded, across child restarts."""
 
@@ -124,6 +142,9 @@ class SubmissionRun:
         self.load_restarts = 0
         self.finished = False
         self.slot = 0
+        self.uid: int | None = None  # the child's own uid, when the grader is root
+        self._family_checked = 0.0
+        self._family_bytes = 0
         self.measures: list[str] = []  # the containment the child reported
         self._done_seen = False
 
@@ -133,7 +154,8 @@ class SubmissionRun:
             self.started = time.monotonic()
         self.slot = slot
         receiver, sender = context.Pipe(duplex=False)
-        containment = replace(self.job.containment, uid=sandbox_uid(slot)) if os.geteuid() == 0 else self.job.containment
+        self.uid = sandbox_uid(slot) if os.geteuid() == 0 else None
+        containment = replace(self.job.containment, uid=self.uid)
         job = replace(self.job, start=self.next_start, skip_cells=frozenset(self.skip_cells), containment=containment)
         self.process = context.Process(target=enter_child, args=(sender, job), daemon=True)
         self.process.start()
@@ -224,14 +246,27 @@ class SubmissionRun:
                 self._stop_child(f"timeout after {limit:g} s in {exercise}", "timeout")
             else:
                 self._stop_child(None, "timeout")
-        elif resident_bytes(self.process.pid) > self.limits.memory_bytes:
+        elif self._resident() > self.limits.memory_bytes:
             self._stop_child(f"memory limit of {self.limits.memory_bytes / GiB:g} GiB exceeded", "memory")
+
+    def _resident(self) -> int:
+        """The child's resident memory, plus every process it started (scanned at most 4 times a second)."""
+        own = resident_bytes(self.process.pid)
+        if self.uid is None:
+            return own
+        now = time.monotonic()
+        if now - self._family_checked > 0.25:
+            self._family_checked = now
+            self._family_bytes = sum(resident_bytes(pid) for pid in processes_of(self.uid)
+                                     if pid != self.process.pid)
+        return own + self._family_bytes
 
     def on_exit(self) -> None:
         """The child ended: account for it, and decide whether to restart."""
         self.pump()
         code = self.process.exitcode
         self.process.join()
+        self.kill_leftovers()
         self._close()
         if self._done_seen:
             self._finish()
@@ -307,6 +342,22 @@ class SubmissionRun:
             except (ProcessLookupError, PermissionError, OSError):
                 pass
         self.process.join(5)
+        self.kill_leftovers()
+
+    def kill_leftovers(self) -> None:
+        """Processes the student started that escaped the child's session: none may outlive it."""
+        if self.uid is None:
+            return
+        for _ in range(3):  # a fork bomb may fork while it is being killed
+            pids = processes_of(self.uid)
+            if not pids:
+                return
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            time.sleep(0.05)
 
     def _close(self) -> None:
         if self.connection is not None:
