@@ -10,7 +10,6 @@ import builtins
 import linecache
 import os
 import sys
-import tempfile
 import time
 import traceback
 from typing import Any
@@ -34,7 +33,7 @@ all_assignments()  # the exercise modules too, for the same reason
 def child_main(connection, job: ChildJob) -> None:
     """Entry point of the child process."""
     os.setsid()  # its own process group: the parent can kill everything it starts
-    workdir = tempfile.mkdtemp(prefix=job.workdir_prefix)
+    workdir = job.workdir
     os.chdir(workdir)
     _redirect_output(workdir)
     applied = contain(workdir, job.containment)

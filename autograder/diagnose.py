@@ -9,7 +9,7 @@ solution written differently is never accused.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -37,6 +37,7 @@ class ExerciseEvidence:
     defined: list[str] | str | None  # parameters, or why it is not a function, or None when missing
     load_errors: list[tuple[int, ErrorInfo]]
     source: SubmissionSource
+    problems: list[str] = field(default_factory=list)  # what stopped the submission while loading
 
 
 @dataclass
@@ -67,9 +68,7 @@ def judge_case(exercise: Exercise, case: Case, student: TaskOutcome | None, refe
             return CaseVerdict(case, False, "not-implemented", "raises NotImplementedError")
         if error.contract:
             return CaseVerdict(case, False, "error", error.message)
-        where = f" ({error.where})" if error.where else ""
-        first_line = error.message.strip().splitlines()[0][:300] if error.message.strip() else ""
-        return CaseVerdict(case, False, "error", f"raised {error.type}{where}: {first_line}")
+        return CaseVerdict(case, False, "error", f"raised {_describe(error)}")
     failures = []
     failed = []
     rtol, atol = exercise.tolerances.get(case.dtype, exercise.tolerances["float32"])
@@ -322,12 +321,20 @@ def _missing_feedback(evidence: ExerciseEvidence) -> str:
         source_cell = evidence.source.cell(cell)
         if source_cell is not None and pattern.search(source_cell.code):
             where = evidence.source.where(cell, None) or "the file"
-            detail = error.message.strip().splitlines()[0] if error.message.strip() else ""
-            line = f" ({error.where})" if error.where else ""
-            return (f"`{exercise.id}` is not defined: {where}, which defines it, raised {error.type}{line}: "
-                    f"{detail}. Fix that error and run the cell again.")
+            return (f"`{exercise.id}` is not defined: {where}, which defines it, raised {_describe(error)}. "
+                    "Fix that error and run the cell again.")
+    if evidence.problems:
+        return (f"`{exercise.id}` is not defined: the submission did not load completely "
+                f"({'; '.join(evidence.problems)}). Make every cell run to its end, quickly, without exiting.")
     return (f"`{exercise.id}` is not defined. Keep the function with this exact name and signature: "
             f"`{signature}`")
+
+
+def _describe(error: ErrorInfo) -> str:
+    """'ValueError (cell 3, line 2): the first line of its message' (no colon when there is no message)."""
+    where = f" ({error.where})" if error.where else ""
+    message = error.message.strip().splitlines()[0][:300] if error.message.strip() else ""
+    return f"{error.type}{where}: {message}" if message else f"{error.type}{where}"
 
 
 def _feedback(evidence: ExerciseEvidence, verdicts: list[CaseVerdict], status: str, pitfalls: list[str],

@@ -268,6 +268,7 @@ def _result_for(item: Pending, record: RunRecord | None, references: dict[str, R
             defined=record.defined.get(exercise.id),
             load_errors=record.load_errors,
             source=item.source,
+            problems=record.problems,
         )
         exercises.append(evaluate_exercise(evidence))
     notes = list(record.problems)

@@ -51,6 +51,7 @@ def contain(workdir: str, settings: Containment) -> list[str]:
     applied: list[str] = []
     _environment(workdir)
     applied.append("scrubbed environment")
+    tempfile.tempdir = None  # forget the grader's TMPDIR: the student's tempfile calls use the child's folder
     as_root = os.geteuid() == 0
     if as_root:
         namespaces = CLONE_NEWNS | (0 if settings.network else CLONE_NEWNET)
@@ -62,7 +63,8 @@ def contain(workdir: str, settings: Containment) -> list[str]:
             if hidden:
                 applied.append(f"{hidden} paths hidden")
             if _fresh_scratch(settings.scratch_bytes):
-                workdir = tempfile.mkdtemp(prefix="submission-")
+                # TMPDIR may have pointed below the /tmp just covered: name the new folder explicitly.
+                workdir = tempfile.mkdtemp(prefix="submission-", dir="/tmp")
                 os.chdir(workdir)
                 os.environ.update(HOME=workdir, TMPDIR=workdir)
                 applied.append(f"scratch space of {settings.scratch_bytes // 2**20} MiB")

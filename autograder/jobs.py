@@ -33,7 +33,7 @@ class ChildJob:
     start: int = 0  # index of the first task to run (after a restart)
     skip_cells: frozenset[int] = frozenset()
     containment: Containment = field(default_factory=Containment)
-    workdir_prefix: str = "autograder-"
+    workdir: str = ""  # made by the parent for each child start, and removed by it when the child ends
     tf_threads: int = 1
 
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 import multiprocessing
 import multiprocessing.connection
 import os
+import shutil
 import signal
+import tempfile
 import time
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Iterator
@@ -143,6 +145,7 @@ class SubmissionRun:
         self.finished = False
         self.slot = 0
         self.uid: int | None = None  # the child's own uid, when the grader is root
+        self.workdir = ""
         self._family_checked = 0.0
         self._family_bytes = 0
         self.measures: list[str] = []  # the containment the child reported
@@ -156,7 +159,9 @@ class SubmissionRun:
         receiver, sender = context.Pipe(duplex=False)
         self.uid = sandbox_uid(slot) if os.geteuid() == 0 else None
         containment = replace(self.job.containment, uid=self.uid)
-        job = replace(self.job, start=self.next_start, skip_cells=frozenset(self.skip_cells), containment=containment)
+        self.workdir = tempfile.mkdtemp(prefix="autograder-")
+        job = replace(self.job, start=self.next_start, skip_cells=frozenset(self.skip_cells), containment=containment,
+                      workdir=self.workdir)
         self.process = context.Process(target=enter_child, args=(sender, job), daemon=True)
         self.process.start()
         sender.close()
@@ -363,6 +368,9 @@ class SubmissionRun:
         if self.connection is not None:
             self.connection.close()
             self.connection = None
+        if self.workdir:
+            shutil.rmtree(self.workdir, ignore_errors=True)  # the captured output and whatever the child left
+            self.workdir = ""
 
     def _finish(self) -> None:
         for number in range(len(self.job.tasks)):

@@ -252,3 +252,21 @@ def test_a_killed_run_resumes_and_ends_with_the_results_of_an_uninterrupted_run(
     assert not journal.exists(), "a complete run leaves no journal behind"
     uninterrupted = grade_json(str(copies.parent), "--assignment", "custom_gradients", "--seed", "9")
     assert json.loads(output.read_text()) == uninterrupted
+
+
+def test_grading_works_when_tmpdir_points_below_tmp(tmp_path):
+    # The child covers /tmp with a fresh tmpfs when the grader is root: a TMPDIR below it must not break it.
+    import subprocess
+    import sys
+    import tempfile
+
+    from conftest import quiet_env
+
+    scratch = tempfile.mkdtemp(dir="/tmp", prefix="grader-tmpdir-")
+    (tmp_path / "ada.py").write_text(GOOD_LOG1PEXP)
+    done = subprocess.run([sys.executable, "-m", "autograder", "grade", str(tmp_path / "ada.py"), "--assignment",
+                           "custom_gradients", "--format", "json", "--seed", "1"], cwd=ROOT,
+                          env=quiet_env(TMPDIR=scratch), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert exercise(json.loads(done.stdout)[0], "log1pexp")["status"] == "passed"
+    assert list(Path(scratch).iterdir()) == [], "the child's folders are removed when it ends"
