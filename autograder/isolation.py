@@ -90,7 +90,7 @@ def _environment(workdir: str) -> None:
 
 def _limits(settings: Containment, applied: list[str]) -> None:
     mapped = _mapped_bytes()
-    ceiling = mapped + settings.memory_bytes + 3 * 2**30  # TensorFlow's threads reserve address space early
+    ceiling = mapped + settings.memory_bytes + 2**30  # headroom: TensorFlow's thread pools reserve address space
     wanted = [
         (resource.RLIMIT_AS, ceiling, "address space"),
         (resource.RLIMIT_CPU, settings.cpu_seconds, "CPU time"),
