@@ -27,6 +27,9 @@ MS_REC = 0x4000
 MS_PRIVATE = 1 << 18
 
 SCRATCH_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm")
+# Top-level folders that hold the system, not people's files: left as they are (read-only for the child).
+SYSTEM_FOLDERS = {"bin", "boot", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc", "run", "sbin", "sys",
+                  "tmp", "usr", "var"}
 KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "TF_CPP_MIN_LOG_LEVEL", "TF_ENABLE_ONEDNN_OPTS", "PYTHONWARNINGS")
 
 
@@ -57,17 +60,20 @@ def contain(workdir: str, settings: Containment) -> list[str]:
         namespaces = CLONE_NEWNS | (0 if settings.network else CLONE_NEWNET)
         if _unshare(namespaces):
             applied.append("private mounts" + ("" if settings.network else ", no network"))
-            if settings.uid is not None and _expose(_needed_paths()):
-                applied.append("Python reachable, the rest of private homes hidden")
-            hidden = _hide(settings.hidden)
-            if hidden:
-                applied.append(f"{hidden} paths hidden")
-            if _fresh_scratch(settings.scratch_bytes):
+            needed = _needed_paths()
+            if settings.uid is not None:
+                covered = _cover_private_folders(needed)
+                applied.append(f"{covered} top-level folders covered, Python and the grader bound back")
+            if _fresh_scratch(settings.scratch_bytes, needed):
                 # TMPDIR may have pointed below the /tmp just covered: name the new folder explicitly.
                 workdir = tempfile.mkdtemp(prefix="submission-", dir="/tmp")
                 os.chdir(workdir)
                 os.environ.update(HOME=workdir, TMPDIR=workdir)
                 applied.append(f"scratch space of {settings.scratch_bytes // 2**20} MiB")
+            # Last: what was bound back above (a checkout below /tmp) may hold solutions and submissions.
+            hidden = _hide(settings.hidden)
+            if hidden:
+                applied.append(f"{hidden} paths hidden")
     _limits(settings, applied)
     if as_root and settings.uid is not None:
         workdir = os.getcwd()
@@ -152,48 +158,51 @@ def _needed_paths() -> list[str]:
     return sorted({os.path.realpath(p) for p in candidates if p and os.path.isdir(p)})
 
 
-def _expose(needed: list[str]) -> bool:
-    """Make ``needed`` reachable for an unprivileged user when a private parent blocks it.
+def _cover_private_folders(needed: list[str]) -> int:
+    """Cover every top-level folder that is not the system's (homes, /work, /srv, /opt, /mnt...) with an empty
+    tmpfs, binding back only what the child needs (its Python, its libraries, the grader).
 
-    Python often lives below a 0700 home (``/root/.pyenv``). The topmost such folder is
-    covered with an empty tmpfs, and only the needed folders are bound back into it: the
-    child reaches its interpreter and libraries, not the rest of that home.
+    Solutions and classmates' files may have copies anywhere on the machine (another checkout, a home);
+    the child sees the system and its own code, nothing else.
     """
-    blocked: dict[str, list[str]] = {}
-    for path in needed:
-        parts = path.split(os.sep)
-        for depth in range(2, len(parts) + 1):
-            ancestor = os.sep.join(parts[:depth]) or os.sep
-            if not os.stat(ancestor).st_mode & 0o001:
-                blocked.setdefault(ancestor, []).append(path)
-                break
-    for ancestor, paths in blocked.items():
-        # Keep only the outermost needed folders below this ancestor: binding one binds what is below it.
-        paths = [p for p in paths if not any(q != p and p.startswith(q + os.sep) for q in paths)]
-        handles = {path: os.open(path, os.O_PATH | os.O_DIRECTORY) for path in paths}
-        try:
-            if not _call("mount", b"tmpfs", ancestor.encode(), b"tmpfs", ctypes.c_ulong(MS_NOSUID | MS_NODEV),
-                         b"size=64k,mode=0755"):
+    covered = 0
+    for entry in sorted(os.listdir("/")):
+        folder = os.path.join("/", entry)
+        if entry in SYSTEM_FOLDERS or os.path.islink(folder) or not os.path.isdir(folder):
+            continue
+        covered += _cover(folder, needed, "size=64k,mode=0755")
+    return covered
+
+
+def _fresh_scratch(size: int, needed: list[str]) -> bool:
+    """Empty, size-limited tmpfs over the world-writable folders: no disk filling, no leftovers, no peeking.
+
+    The grader itself may live below /tmp (a CI checkout, a virtual environment): what it needs is bound back.
+    """
+    return all(_cover(folder, needed, f"size={size},mode=1777") for folder in SCRATCH_FOLDERS
+               if os.path.isdir(folder))
+
+
+def _cover(folder: str, keep: list[str], options: str) -> bool:
+    """Mount an empty tmpfs on ``folder``, then bind back the paths of ``keep`` that lie below it."""
+    below = [p for p in keep if p.startswith(folder.rstrip(os.sep) + os.sep)]
+    if folder in keep:
+        return False  # the folder itself is needed: covering it would cut the child off its code
+    below = [p for p in below if not any(q != p and p.startswith(q + os.sep) for q in below)]  # outermost only
+    handles = {path: os.open(path, os.O_PATH | os.O_DIRECTORY) for path in below}
+    try:
+        if not _call("mount", b"tmpfs", folder.encode(), b"tmpfs", ctypes.c_ulong(MS_NOSUID | MS_NODEV),
+                     options.encode()):
+            return False
+        for path, handle in handles.items():
+            os.makedirs(path, mode=0o755, exist_ok=True)
+            if not _call("mount", f"/proc/self/fd/{handle}".encode(), path.encode(), None,
+                         ctypes.c_ulong(MS_BIND | MS_REC), None):
                 return False
-            for path, handle in handles.items():
-                os.makedirs(path, mode=0o755, exist_ok=True)
-                if not _call("mount", f"/proc/self/fd/{handle}".encode(), path.encode(), None,
-                             ctypes.c_ulong(MS_BIND | MS_REC), None):
-                    return False
-        finally:
-            for handle in handles.values():
-                os.close(handle)
-    return bool(blocked)
-
-
-def _fresh_scratch(size: int) -> bool:
-    """Empty, size-limited tmpfs over the world-writable folders: no disk filling, no leftovers, no peeking."""
-    ok = True
-    for folder in SCRATCH_FOLDERS:
-        if os.path.isdir(folder):
-            ok &= _call("mount", b"tmpfs", folder.encode(), b"tmpfs", ctypes.c_ulong(MS_NOSUID | MS_NODEV),
-                        f"size={size},mode=1777".encode())
-    return ok
+    finally:
+        for handle in handles.values():
+            os.close(handle)
+    return True
 
 
 def _hide(paths: tuple[str, ...]) -> int:
