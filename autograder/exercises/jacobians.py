@@ -418,6 +418,16 @@ _UNWATCHED_EXPLANATION = ("your result is None or zero for tf.Tensor inputs and 
                           "tape does not watch x (a tape only watches Variables by itself)")
 _UNWATCHED_FIX = "call `tape.watch(x)` as the first line inside `with tf.GradientTape() as tape:`"
 
+def _jacobian_mistakes(summed_fix: str) -> tuple[Mistake, ...]:
+    """The mistakes of a full Jacobian, shared by `jacobian` and `robust_jacobian` (only the fix differs)."""
+    return (
+        Mistake("transposed", _jacobian_transposed,
+                "your result is J^T, shape (n, m): rows follow the inputs instead of the outputs", _TRANSPOSED_FIX),
+        Mistake("summed-gradient", _jacobian_summed, _SUMMED_EXPLANATION, summed_fix),
+        Mistake("unwatched-tensor", _jacobian_unwatched, _UNWATCHED_EXPLANATION, _UNWATCHED_FIX),
+    )
+
+
 JACOBIAN_EXERCISE = Exercise(
     id="jacobian",
     params=("f", "x"),
@@ -425,13 +435,7 @@ JACOBIAN_EXERCISE = Exercise(
     make_cases=_jacobian_cases,
     probe=_probe_jacobian,
     outputs=(JACOBIAN,),
-    mistakes=(
-        Mistake("transposed", _jacobian_transposed,
-                "your result is J^T, shape (n, m): rows follow the inputs instead of the outputs", _TRANSPOSED_FIX),
-        Mistake("summed-gradient", _jacobian_summed, _SUMMED_EXPLANATION,
-                "use `tape.jacobian(y, x)`, which returns the full (m, n) matrix"),
-        Mistake("unwatched-tensor", _jacobian_unwatched, _UNWATCHED_EXPLANATION, _UNWATCHED_FIX),
-    ),
+    mistakes=_jacobian_mistakes("use `tape.jacobian(y, x)`, which returns the full (m, n) matrix"),
 )
 
 BATCH_JACOBIAN_EXERCISE = Exercise(
@@ -464,14 +468,8 @@ ROBUST_JACOBIAN_EXERCISE = Exercise(
     make_cases=_robust_jacobian_cases,
     probe=_probe_jacobian,
     outputs=(JACOBIAN,),
-    mistakes=(
-        Mistake("transposed", _jacobian_transposed,
-                "your result is J^T, shape (n, m): rows follow the inputs instead of the outputs", _TRANSPOSED_FIX),
-        Mistake("summed-gradient", _jacobian_summed, _SUMMED_EXPLANATION,
-                "use `tape.jacobian(y, x, experimental_use_pfor=False)` on a persistent tape, which returns the "
-                "full (m, n) matrix"),
-        Mistake("unwatched-tensor", _jacobian_unwatched, _UNWATCHED_EXPLANATION, _UNWATCHED_FIX),
-    ),
+    mistakes=_jacobian_mistakes("use `tape.jacobian(y, x, experimental_use_pfor=False)` on a persistent tape, "
+                                "which returns the full (m, n) matrix"),
     hints={
         "pfor-unsupported": "the default `tape.jacobian` vectorizes the m backward passes with pfor, which cannot "
                             "convert the gradient of a dynamic-size tf.TensorArray (`TensorListResize`); call "
