@@ -5,7 +5,10 @@ import argparse
 import os
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
+
+from rich.console import Console
 
 from autograder import __version__
 from autograder.discover import find_submissions
@@ -75,7 +78,8 @@ def grade_command(args) -> int:
         settings.journal = Journal.beside(Path(args.output))
     started = time.monotonic()
     try:
-        results = grade(found, settings)
+        with progress_display(len(found)) as advance:
+            results = grade(found, settings, on_result=advance)
     except SetupError as error:
         print(f"autograder: error: {error}", file=sys.stderr)
         return 2
@@ -95,6 +99,21 @@ def grade_command(args) -> int:
     else:
         sys.stdout.write(report)
     return 0
+
+
+@contextmanager
+def progress_display(total: int):
+    """A progress bar on a terminal (stderr), nothing on a pipe or a file: logs and CI output stay clean."""
+    if not sys.stderr.isatty():
+        yield lambda result: None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("{task.description}"))
+    with Progress(*columns, console=Console(file=sys.stderr), transient=True) as bar:
+        task = bar.add_task("", total=total)
+        yield lambda result: bar.update(task, advance=1, description=f"{result.student}: {result.score:g}")
 
 
 if __name__ == "__main__":

@@ -270,3 +270,34 @@ def test_grading_works_when_tmpdir_points_below_tmp(tmp_path):
     assert done.returncode == 0, done.stderr
     assert exercise(json.loads(done.stdout)[0], "log1pexp")["status"] == "passed"
     assert list(Path(scratch).iterdir()) == [], "the child's folders are removed when it ends"
+
+
+def test_progress_shows_on_a_terminal_and_not_on_a_pipe(tmp_path):
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    from conftest import quiet_env
+
+    (tmp_path / "ada.py").write_text(GOOD_LOG1PEXP)
+    (tmp_path / "bo.py").write_text(GOOD_LOG1PEXP)
+    args = [sys.executable, "-m", "autograder", "grade", str(tmp_path), "--assignment", "custom_gradients",
+            "--seed", "1", "--output", str(tmp_path / "out" / "report.txt")]
+    primary, secondary = pty.openpty()
+    grader = subprocess.Popen(args, cwd=ROOT, env=quiet_env(TERM="xterm", COLUMNS="100"), stdin=secondary,
+                              stdout=secondary, stderr=secondary, close_fds=True)
+    os.close(secondary)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(primary, 4096)
+        except OSError:  # the terminal closed: the grader exited
+            break
+        if not chunk:
+            break
+        seen += chunk
+    assert grader.wait(timeout=600) == 0
+    assert b"grading" in seen and b"2/2" in seen, seen[-2000:]
+    piped = run_autograder(*args[3:])
+    assert piped.returncode == 0 and piped.stderr == ""
