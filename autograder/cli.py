@@ -11,10 +11,11 @@ from pathlib import Path
 from rich.console import Console
 
 from autograder import __version__
-from autograder.discover import find_submissions
+from autograder.discover import find_submissions, in_shard
 from autograder.exercises import ASSIGNMENT_IDS
 from autograder.grading import SetupError, Settings, grade
 from autograder.journal import Journal, write_atomically
+from autograder.merge import MergeError, merge_results
 from autograder.reports import class_table, submission_text, to_json
 from autograder.sandbox import GiB, Limits
 
@@ -44,16 +45,51 @@ def build_parser() -> argparse.ArgumentParser:
                            help="cap on each case's time limit (default: each exercise's own, 20-30 s)")
     grade_cmd.add_argument("--cell-time-limit", type=float, default=Limits.load_seconds, metavar="SECONDS",
                            help="time for one notebook cell while loading (default: %(default)s)")
+    grade_cmd.add_argument("--shard", metavar="K/N", type=parse_shard,
+                           help="grade only the K-th of N deterministic shares of the submissions (needs --seed); "
+                                "join the shards' JSON with `autograder merge`")
     grade_cmd.add_argument("--memory-limit", type=float, default=Limits.memory_bytes / GiB, metavar="GiB",
                            help="memory per submission (default: %(default)s)")
+    merge_cmd = commands.add_parser("merge", help="join the JSON results of shards into one",
+                                    description="Join `autograder grade --format json` results (of shards run "
+                                                "anywhere) into one list, in path order.")
+    merge_cmd.add_argument("results", nargs="+", metavar="RESULTS.json")
+    merge_cmd.add_argument("--format", choices=("text", "json"), default="json")
+    merge_cmd.add_argument("--output", metavar="FILE", help="write here instead of stdout")
     return parser
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    try:
+        k, n = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not K/N, e.g. 2/8") from None
+    if not 1 <= k <= n:
+        raise argparse.ArgumentTypeError(f"{text!r}: K must be between 1 and N")
+    return k, n
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "grade":
         return grade_command(args)
+    if args.command == "merge":
+        return merge_command(args)
     return 2
+
+
+def merge_command(args) -> int:
+    try:
+        results = merge_results([Path(path) for path in args.results])
+    except MergeError as error:
+        print(f"autograder: error: {error}", file=sys.stderr)
+        return 2
+    report = to_json(results) if args.format == "json" else class_table(results)
+    if args.output:
+        write_atomically(Path(args.output), report)
+    else:
+        sys.stdout.write(report)
+    return 0
 
 
 def grade_command(args) -> int:
@@ -66,6 +102,12 @@ def grade_command(args) -> int:
     if not found:
         print(f"autograder: error: no .ipynb or .py submissions found in {', '.join(paths)}", file=sys.stderr)
         return 2
+    if args.shard:
+        if args.seed is None:
+            print("autograder: error: --shard needs --seed, so that every shard grades on the same cases",
+                  file=sys.stderr)
+            return 2
+        found = in_shard(found, *args.shard)
     if args.jobs < 1:
         print("autograder: error: --jobs must be at least 1", file=sys.stderr)
         return 2

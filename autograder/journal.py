@@ -59,13 +59,8 @@ class Journal:
 
     def load(self, key: str) -> SubmissionResult | None:
         try:
-            data = json.loads((self.folder / f"{key}.json").read_text())
-            return SubmissionResult(
-                data["submission"], data["student"], data["assignment"],
-                [ExerciseResult(e["id"], float(e["score"]), float(e["max_score"]), e["status"], list(e["pitfalls"]),
-                                e["feedback"]) for e in data["exercises"]],
-                seconds=float(data.get("seconds", 0.0)), notes=list(data.get("notes", [])))
-        except (OSError, ValueError, KeyError, TypeError):
+            return load_result(json.loads((self.folder / f"{key}.json").read_text()))
+        except (OSError, ValueError):
             return None
 
     def save(self, key: str, result: SubmissionResult) -> None:
@@ -74,3 +69,15 @@ class Journal:
 
     def clear(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def load_result(data) -> SubmissionResult | None:
+    """A SubmissionResult from the contract's JSON object (plus the journal's seconds and notes), or None."""
+    try:
+        return SubmissionResult(
+            data["submission"], data["student"], data["assignment"],
+            [ExerciseResult(e["id"], float(e["score"]), float(e["max_score"]), e["status"], list(e["pitfalls"]),
+                            e["feedback"]) for e in data["exercises"]],
+            seconds=float(data.get("seconds", 0.0)), notes=list(data.get("notes", [])))
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
