@@ -71,7 +71,7 @@ def judge_case(exercise: Exercise, case: Case, student: TaskOutcome | None, refe
         return CaseVerdict(case, False, "error", f"raised {_describe(error)}")
     failures = []
     failed = []
-    rtol, atol = exercise.tolerances.get(case.dtype, exercise.tolerances["float32"])
+    rtol, atol = exercise.tolerance(case)
     for output in exercise.outputs:
         if output.name not in reference.outputs:
             continue
@@ -294,7 +294,7 @@ def _agree(evidence: ExerciseEvidence, index: int, first: TaskOutcome | None, se
     if first is None or second is None or first.status != "ok" or second.status != "ok":
         return False
     case = evidence.cases[index]
-    rtol, atol = evidence.exercise.tolerances.get(case.dtype, evidence.exercise.tolerances["float32"])
+    rtol, atol = evidence.exercise.tolerance(case)
     for output in evidence.exercise.outputs:
         if compared is not None and output.name not in compared:
             continue

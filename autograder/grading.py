@@ -10,6 +10,7 @@ import os
 import random
 import sys
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -17,7 +18,7 @@ from autograder import static_checks
 from autograder.diagnose import ExerciseEvidence, evaluate_exercise, unreadable_result
 from autograder.discover import Found, detect_assignment, student_name
 from autograder.exercises import assignment_by_id
-from autograder.isolation import Containment
+from autograder.isolation import SCRATCH_FOLDERS, Containment
 from autograder.jobs import STUDENT, ChildJob, Task
 from autograder.journal import Journal, result_key
 from autograder.loader import SubmissionSource, read_submission
@@ -61,10 +62,13 @@ class Reference:
     record: RunRecord
 
     def outcome(self, exercise: str, case_index: int, implementation: str = STUDENT):
-        for number, task in enumerate(self.tasks):
-            if (task.exercise, task.case_index, task.implementation) == (exercise, case_index, implementation):
-                return self.record.outcomes.get(number)
-        return None
+        number = self._numbers.get((exercise, case_index, implementation))
+        return None if number is None else self.record.outcomes.get(number)
+
+    @cached_property
+    def _numbers(self) -> dict[tuple[str, int, str], int]:
+        """Task number by (exercise, case, implementation): every submission looks up each of them."""
+        return {(t.exercise, t.case_index, t.implementation): n for n, t in enumerate(self.tasks)}
 
 
 @dataclass
@@ -213,7 +217,9 @@ def hidden_paths(submissions: list[Path], solutions: Path | None) -> tuple[str, 
     itself, Python's libraries); then its submission files are covered one by one.
     """
     needed = [Path(__file__).resolve().parent, Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(),
-              *(Path(p).resolve() for p in sys.path if p)]
+              *(Path(p).resolve() for p in sys.path if p),
+              # the child's fresh scratch folders hold its working directory: never cover them whole
+              *(Path(folder) for folder in SCRATCH_FOLDERS)]
     hidden: set[Path] = set()
     if solutions is not None:
         hidden.add(solutions.resolve())
@@ -254,9 +260,9 @@ def _result_for(item: Pending, record: RunRecord | None, references: dict[str, R
     if item.source.problem or record is None:
         return unreadable_result(item.found.shown_as, student, assignment, item.source.problem or "not graded")
     exercises: list[ExerciseResult] = []
+    tasks = student_tasks(assignment, reference.cases)
     for exercise in assignment.exercises:
-        outcomes = [record.outcomes.get(number) for number, task in
-                    enumerate(student_tasks(assignment, reference.cases)) if task.exercise == exercise.id]
+        outcomes = [record.outcomes.get(number) for number, task in enumerate(tasks) if task.exercise == exercise.id]
         evidence = ExerciseEvidence(
             exercise=exercise,
             cases=reference.cases[exercise.id],

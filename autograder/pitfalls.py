@@ -48,8 +48,8 @@ CATALOGUE = {p.id: p for p in (
             "the loss is a plain sum",
             "multiply what grad_fn returns by its `upstream` argument (chain rule)"),
     Pitfall("no-custom-gradient",
-            "the exercise is solved without `@tf.custom_gradient`: the numbers are right, but the learning goal "
-            "(writing the gradient yourself) is missed",
+            "the exercise is solved without `@tf.custom_gradient`: even right numbers would miss the learning goal "
+            "(writing the gradient yourself)",
             "decorate the function with `@tf.custom_gradient` and return `(value, grad_fn)`"),
     Pitfall("missing-stop-gradient",
             "the gradient flows into a target that must stay constant",

@@ -97,6 +97,10 @@ class Exercise:
             raise ValueError(f"{self.id}: case ids must be unique, got {ids}")
         return cases
 
+    def tolerance(self, case: Case) -> tuple[float, float]:
+        """(relative, absolute floor) for the case's dtype."""
+        return self.tolerances.get(case.dtype, self.tolerances["float32"])
+
     def output(self, name: str) -> Output:
         return next(output for output in self.outputs if output.name == name)
 

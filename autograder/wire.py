@@ -15,7 +15,10 @@ from typing import Any
 
 import numpy as np
 
-MAX_ELEMENTS = 50_000_000  # a float64 array of 400 MB: more is a memory attack, not an answer
+# Largest value accepted: 1,000,000 float64 (8 MB, 10.7 MB in base64), ten times the course's largest answer
+# (n = 100,000). A probe's few outputs then fit one message (sandbox.MAX_MESSAGE_BYTES, 64 MiB), so a huge
+# return value is refused in the child with a clear message instead of breaking the channel.
+MAX_ELEMENTS = 1_000_000
 MAX_TEXT = 4_000  # characters kept of an exception message or a type name
 
 

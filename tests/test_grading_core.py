@@ -301,3 +301,16 @@ def test_progress_shows_on_a_terminal_and_not_on_a_pipe(tmp_path):
     assert b"grading" in seen and b"2/2" in seen, seen[-2000:]
     piped = run_autograder(*args[3:])
     assert piped.returncode == 0 and piped.stderr == ""
+
+
+def test_a_submission_directly_in_tmp_is_graded():
+    # Its folder is /tmp, where the child works: the grader must hide the file, not the folder.
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("w", suffix=".py", dir="/tmp", prefix="loose-", delete=False) as handle:
+        handle.write(GOOD_LOG1PEXP)
+    try:
+        [result] = grade_json(handle.name, "--assignment", "custom_gradients", "--seed", "1")
+        assert exercise(result, "log1pexp")["status"] == "passed", result
+    finally:
+        Path(handle.name).unlink()
