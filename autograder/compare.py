@@ -3,6 +3,9 @@
 The failure text follows pytest's ``approx``: how many elements mismatched, the
 largest absolute and relative difference, and a few index / obtained /
 expected rows, so a student sees the shape of the error, not just "wrong".
+Hidden cases (``reveal=False``) keep the counts and the largest differences
+but never show an element's value: students must not learn the hidden cases
+from their feedback.
 """
 from __future__ import annotations
 
@@ -36,7 +39,9 @@ def tolerance_for(expected: np.ndarray, rtol: float, atol_floor: float) -> tuple
     return rtol, max(atol_floor * max(1.0, scale), rtol * 1e-2 * scale)
 
 
-def compare(obtained: Value, expected: Value, output: Output, rtol: float, atol_floor: float) -> Comparison:
+def compare(obtained: Value, expected: Value, output: Output, rtol: float, atol_floor: float,
+            reveal: bool = True) -> Comparison:
+    """Whether ``obtained`` is close to ``expected``; ``reveal=False`` leaves the values out of the message."""
     what = output.label
     if expected.is_none or obtained.is_none:
         return _compare_none(obtained, expected, what)
@@ -50,9 +55,11 @@ def compare(obtained: Value, expected: Value, output: Output, rtol: float, atol_
     if output.exact:
         if np.array_equal(got, want):
             return Comparison(True)
+        if not reveal:
+            return Comparison(False, f"{what} differs from the reference")
         return Comparison(False, f"{what}: got {_plain(got)}, expected {_plain(want)}")
     rel, absolute = tolerance_for(want, rtol, atol_floor)
-    return _compare_values(got, want, what, rel, absolute)
+    return _compare_values(got, want, what, rel, absolute, reveal)
 
 
 def _compare_none(obtained: Value, expected: Value, what: str) -> Comparison:
@@ -67,7 +74,8 @@ def _compare_none(obtained: Value, expected: Value, what: str) -> Comparison:
                              f"with non-zero entries (largest |value| {np.max(np.abs(obtained.array)):.4g})")
 
 
-def _compare_values(got: np.ndarray, want: np.ndarray, what: str, rtol: float, atol: float) -> Comparison:
+def _compare_values(got: np.ndarray, want: np.ndarray, what: str, rtol: float, atol: float,
+                    reveal: bool = True) -> Comparison:
     with np.errstate(invalid="ignore", over="ignore"):
         difference = np.abs(got - want)
         close = (difference <= atol + rtol * np.abs(want)) | (got == want) | (np.isnan(got) & np.isnan(want))
@@ -85,6 +93,8 @@ def _compare_values(got: np.ndarray, want: np.ndarray, what: str, rtol: float, a
             relative = difference[finite] / np.abs(want[finite])
         lines.append(f"  largest absolute difference {np.max(difference[finite]):.4g}, "
                      f"largest relative difference {np.max(relative):.4g}")
+    if not reveal:
+        return Comparison(False, "\n".join(lines))
     rows = [("index", "obtained", "expected")]
     for index in list(zip(*np.nonzero(bad)))[:MAX_ROWS] if got.ndim else [()]:
         rows.append((str(tuple(int(i) for i in index)) if index else "()", _number(got[index]), _number(want[index])))

@@ -80,7 +80,8 @@ def judge_case(exercise: Exercise, case: Case, student: TaskOutcome | None, refe
             failures.append(f"{output.label} is missing")
             failed.append(output.name)
             continue
-        verdict: Comparison = compare(obtained, reference.outputs[output.name], output, rtol, atol)
+        verdict: Comparison = compare(obtained, reference.outputs[output.name], output, rtol, atol,
+                                      reveal=case.public)
         if not verdict:
             failures.append(verdict.message)
             failed.append(output.name)
@@ -365,7 +366,9 @@ def _feedback(evidence: ExerciseEvidence, verdicts: list[CaseVerdict], status: s
             continue
         shown += 1
         message = verdict.message.replace("\n", "\n    ")
-        lines.append(f"Case {verdict.case.description}:\n    {message}")
+        label = (f"Case {verdict.case.description}" if verdict.case.public
+                 else f"Hidden case {verdict.case.description} (its values are not shown)")
+        lines.append(f"{label}:\n    {message}")
     hidden = len([v for v in verdicts if not v.passed]) - shown
     if hidden > 0:
         lines.append(f"({hidden} more failing case{'s' if hidden > 1 else ''} not shown)")

@@ -58,6 +58,7 @@ class SubmissionSource:
     cells: list[Cell] = field(default_factory=list)
     metadata: dict = field(default_factory=dict)
     problem: str | None = None  # set when the file cannot be read at all
+    cell_label: str = "cell {}"  # how feedback names a cell; a live kernel names them by execution count, "cell [7]"
 
     @property
     def runnable_cells(self) -> list[Cell]:
@@ -69,9 +70,9 @@ class SubmissionSource:
     def where(self, cell_index: int | None, line: int | None) -> str:
         """'cell 7, line 4' for notebooks, 'line 4' for .py files."""
         if line is None:
-            return f"cell {cell_index}" if cell_index is not None and self.kind == "notebook" else ""
+            return self.cell_label.format(cell_index) if cell_index is not None and self.kind == "notebook" else ""
         if self.kind == "notebook" and cell_index is not None:
-            return f"cell {cell_index}, line {line}"
+            return f"{self.cell_label.format(cell_index)}, line {line}"
         return f"line {line}"
 
 

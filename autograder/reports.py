@@ -30,12 +30,23 @@ def submission_text(result: SubmissionResult) -> str:
     lines += [f"  note: {note}" for note in result.notes]
     width = max((len(e.id) for e in result.exercises), default=10)
     for exercise in result.exercises:
-        pitfalls = f"  [{', '.join(exercise.pitfalls)}]" if exercise.pitfalls else ""
-        lines.append(f"  {MARKS.get(exercise.status, ' ')} {exercise.id.ljust(width)}  "
-                     f"{_score(exercise.score):>4} / {_score(exercise.max_score)}  {exercise.status}{pitfalls}")
-        if exercise.status != "passed" and exercise.feedback:
-            lines += ["      " + line for line in exercise.feedback.splitlines()]
+        lines += ["  " + line for line in _exercise_lines(exercise.to_json(), width)]
     return "\n".join(lines) + "\n"
+
+
+def exercise_text(exercise: dict) -> str:
+    """One exercise of the contract JSON as the CLI prints it: what nbgrader's graded cells show."""
+    return "\n".join(_exercise_lines(exercise, len(exercise["id"])))
+
+
+def _exercise_lines(exercise: dict, width: int) -> list[str]:
+    """A mark, the score, the status and pitfalls, then the feedback, indented."""
+    pitfalls = f"  [{', '.join(exercise['pitfalls'])}]" if exercise["pitfalls"] else ""
+    lines = [f"{MARKS.get(exercise['status'], ' ')} {exercise['id'].ljust(width)}  "
+             f"{_score(exercise['score']):>4} / {_score(exercise['max_score'])}  {exercise['status']}{pitfalls}"]
+    if exercise["status"] != "passed" and exercise["feedback"]:
+        lines += ["    " + line for line in exercise["feedback"].splitlines()]
+    return lines
 
 
 def class_table(results: list[SubmissionResult], seed: int | None = None) -> str:
