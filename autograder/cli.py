@@ -15,6 +15,7 @@ from autograder.discover import find_submissions, in_shard
 from autograder.exercises import ASSIGNMENT_IDS
 from autograder.grading import SetupError, Settings, grade
 from autograder.journal import Journal, write_atomically
+from autograder.class_report import matplotlib_missing
 from autograder.merge import MergeError, merge_results
 from autograder.reports import class_table, submission_text, to_json
 from autograder.sandbox import GiB, Limits
@@ -50,12 +51,26 @@ def build_parser() -> argparse.ArgumentParser:
                                 "join the shards' JSON with `autograder merge`")
     grade_cmd.add_argument("--memory-limit", type=float, default=Limits.memory_bytes / GiB, metavar="GiB",
                            help="memory per submission (default: %(default)s)")
+    grade_cmd.add_argument("--feedback-dir", metavar="DIR",
+                           help="also write an HTML feedback page per submission (DIR/<student>/<assignment>.html) "
+                                "and DIR/index.html")
+    grade_cmd.add_argument("--report-dir", metavar="DIR",
+                           help="also write the class report (DIR/index.html with plots; needs matplotlib)")
     merge_cmd = commands.add_parser("merge", help="join the JSON results of shards into one",
                                     description="Join `autograder grade --format json` results (of shards run "
                                                 "anywhere) into one list, in path order.")
     merge_cmd.add_argument("results", nargs="+", metavar="RESULTS.json")
     merge_cmd.add_argument("--format", choices=("text", "json"), default="json")
     merge_cmd.add_argument("--output", metavar="FILE", help="write here instead of stdout")
+    report_cmd = commands.add_parser(
+        "report", help="write the class report (HTML with plots) from grading results",
+        description="Write DIR/index.html, a class report with plots (score distribution per assignment, how "
+                    "often each pitfall occurred, pass rate per exercise) and the numbers behind them, from "
+                    "`autograder grade --format json` results (several files are joined as `merge` does).")
+    report_cmd.add_argument("results", nargs="+", metavar="RESULTS.json")
+    report_cmd.add_argument("--out", metavar="DIR", required=True, help="the report's folder")
+    report_cmd.add_argument("--feedback-dir", metavar="DIR",
+                            help="also write the feedback pages of these results (as `grade --feedback-dir`)")
     return parser
 
 
@@ -75,6 +90,8 @@ def main(argv: list[str] | None = None) -> int:
         return grade_command(args)
     if args.command == "merge":
         return merge_command(args)
+    if args.command == "report":
+        return report_command(args)
     return 2
 
 
@@ -89,6 +106,34 @@ def merge_command(args) -> int:
         write_atomically(Path(args.output), report)
     else:
         sys.stdout.write(report)
+    return 0
+
+
+def report_command(args) -> int:
+    if missing := matplotlib_missing():
+        print(f"autograder: error: {missing}", file=sys.stderr)
+        return 2
+    try:
+        results = merge_results([Path(path) for path in args.results])
+    except MergeError as error:
+        print(f"autograder: error: {error}", file=sys.stderr)
+        return 2
+    return write_html(results, args.feedback_dir, args.out, None, sources=args.results)
+
+
+def write_html(results, feedback_dir: str | None, report_dir: str | None, seed: int | None,
+               sources: list[str] | None = None) -> int:
+    """The feedback pages and the class report, when asked for; 2 when a folder cannot be written."""
+    try:
+        if feedback_dir:
+            from autograder.feedback_pages import write_feedback_pages
+            write_feedback_pages(results, Path(feedback_dir), seed)
+        if report_dir:
+            from autograder.class_report import write_class_report
+            write_class_report(results, Path(report_dir), sources=sources, seed=seed)
+    except OSError as error:
+        print(f"autograder: error: cannot write the HTML pages: {error}", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -110,6 +155,9 @@ def grade_command(args) -> int:
         found = in_shard(found, *args.shard)
     if args.jobs < 1:
         print("autograder: error: --jobs must be at least 1", file=sys.stderr)
+        return 2
+    if args.report_dir and (missing := matplotlib_missing()):  # say so before grading, not after
+        print(f"autograder: error: {missing}", file=sys.stderr)
         return 2
     settings = Settings(jobs=args.jobs, assignment=args.assignment,
                         solutions=Path(args.solutions) if args.solutions else None,
@@ -140,6 +188,8 @@ def grade_command(args) -> int:
         settings.journal.clear()  # complete: nothing left to resume
     else:
         sys.stdout.write(report)
+    if write_html(results, args.feedback_dir, args.report_dir, settings.seed) != 0:
+        return 2
     return 0
 
 

@@ -1,0 +1,191 @@
+"""Feedback pages (`autograder grade --feedback-dir`): one page per submission, nothing lost, nothing injected.
+
+One real grading run: four custom_gradients notebooks of the example class (bram, chiara,
+dev, kwame: several pitfalls among them, one pointed at a line by a static check), greta's
+(a stub left: not-implemented) and a hostile .py submission whose student name, error
+message and code carry HTML.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, run_autograder
+from test_class_report import Elements, browser_dom
+
+SUBMITTED = ROOT / "examples" / "submitted"
+STUDENTS = ("bram", "chiara", "dev", "greta", "kwame")
+HOSTILE_STUDENT = "<script>alert(1)"
+HOSTILE = '''import tensorflow as tf
+
+
+def log1pexp(x):
+    raise ValueError("<script>alert(2)</script><img src=x onerror=alert(3)>")
+
+
+def td_loss(q, reward, next_q, gamma):
+    target = reward + gamma * tf.reduce_max(next_q, axis=-1)
+    err = q.numpy() - target.numpy()  # <script>alert(4)</script>
+    return tf.reduce_mean(tf.constant(err) ** 2)
+'''
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("feedback")
+    hostile = folder / "class" / "submitted" / HOSTILE_STUDENT / "custom_gradients" / "custom_gradients.py"
+    hostile.parent.mkdir(parents=True)
+    hostile.write_text(HOSTILE)
+    results_file = folder / "results.json"
+    done = run_autograder("grade", *(str(SUBMITTED / s / "custom_gradients") for s in STUDENTS),
+                          str(folder / "class"), "--seed", "7", "--jobs", "2", "--format", "json",
+                          "--output", str(results_file), "--feedback-dir", str(folder / "pages"))
+    assert done.returncode == 0, done.stderr[-3000:]
+    return folder / "pages", json.loads(results_file.read_text())
+
+
+def page_of(pages: Path, result: dict) -> Path:
+    return pages / re.sub(r"[^A-Za-z0-9._-]+", "_", result["student"]).strip("._") / f"{result['assignment']}.html"
+
+
+def hostile_result(results: list[dict]) -> dict:
+    return next(r for r in results if r["student"] == HOSTILE_STUDENT)
+
+
+def test_one_page_per_submission_in_its_students_folder_and_an_index_linking_them(run):
+    pages, results = run
+    assert len(results) == len(STUDENTS) + 1
+    index = Elements((pages / "index.html").read_text(encoding="utf-8"))
+    links = {a["href"] for a in index.tags("a")}
+    assert links == {str(page_of(pages, r).relative_to(pages)) for r in results}
+    for result in results:
+        assert page_of(pages, result).is_file()
+    for result in results:  # every score is in the index
+        assert f"{result['score']:g} / {result['max_score']:g}" in index.text
+    assert sorted(p.name for p in pages.iterdir()) == sorted(["index.html", "script_alert_1", *STUDENTS])
+
+
+def test_every_line_of_the_feedback_is_on_the_page(run):
+    pages, results = run
+    for result in results:
+        text = Elements(page_of(pages, result).read_text(encoding="utf-8")).text
+        for exercise in result["exercises"]:
+            assert f"{exercise['id']} · {exercise['score']:g} / {exercise['max_score']:g}" in text
+            for line in exercise["feedback"].splitlines():
+                named = re.match(r"\[([a-z-]+)\] (.*)", line)  # "[id] text": a box headed "Pitfall id", then the text
+                for part in ([f"Pitfall {named.group(1)}", named.group(2)] if named else [line]):
+                    assert " ".join(part.replace("`", "").split()) in text.replace("`", ""), (
+                        result["student"], exercise["id"], line)
+
+
+def test_each_pitfall_is_named_explained_and_has_a_fix(run):
+    pages, results = run
+    named = Counter()
+    for result in results:
+        html_text = page_of(pages, result).read_text(encoding="utf-8")
+        page = Elements(html_text)
+        boxes = [attrs["data-pitfall"] for attrs in page.tags("div") if attrs.get("class") == "pitfall"]
+        expected = [p for e in result["exercises"] for p in e["pitfalls"]]
+        assert sorted(boxes) == sorted(expected), result["student"]
+        ids = [attrs["id"] for _, attrs in page.elements if attrs.get("id")]
+        assert len(ids) == len(set(ids)), "ids are unique"
+        assert html_text.count('class="fix"') == len(expected)
+        named.update(expected)
+    assert len(named) >= 6 and {"gradient-cut", "not-implemented"} <= set(named), named
+
+
+def test_a_pitfall_the_text_does_not_explain_gets_the_catalogues_words(run):
+    from autograder.pitfalls import CATALOGUE
+
+    pages, results = run
+    greta = next(r for r in results if r["student"] == "greta")
+    stub = next(e for e in greta["exercises"] if e["status"] == "not-implemented")
+    assert "[not-implemented]" not in stub["feedback"]
+    text = Elements(page_of(pages, greta).read_text(encoding="utf-8")).text
+    entry = CATALOGUE["not-implemented"]
+    assert entry.what[1:] in text and entry.fix.replace("`", "") in text
+
+
+def test_the_students_own_lines_are_shown_where_a_static_check_points(run):
+    pages, results = run
+    kwame = next(r for r in results if r["student"] == "kwame")
+    feedback = next(e for e in kwame["exercises"] if e["id"] == "td_loss")["feedback"]
+    where = re.search(r"Where: cell (\d+), line (\d+): `(.*)`", feedback)
+    assert where, feedback
+    excerpts = re.findall(r"<pre aria-label=[^>]*><code>(.*?)</code></pre>",
+                          page_of(pages, kwame).read_text(encoding="utf-8"), re.DOTALL)
+    assert len(excerpts) == 1
+    marked = re.findall(r"<mark>(.*?)</mark>", excerpts[0])
+    assert len(marked) == 1 and len(excerpts[0].splitlines()) >= 4  # the line, and lines around it
+    number, _, code = Elements(marked[0]).text.partition(" │ ")
+    assert int(number) == int(where.group(2)) and code.split() == where.group(3).split()
+
+
+def test_no_excerpt_when_the_file_changed_since_grading(run, tmp_path):
+    from autograder.feedback_pages import feedback_page
+    from autograder.journal import load_result
+
+    _, results = run
+    result = load_result(hostile_result(results))
+    changed = tmp_path / "custom_gradients.py"
+    changed.write_text(HOSTILE.replace("q.numpy() - target.numpy()", "q - target"))
+    result.submission = str(changed)
+    assert "<mark>" not in feedback_page(result)
+    changed.write_text(HOSTILE)
+    assert feedback_page(result).count("<mark>") == 1
+
+
+def test_student_html_is_text_not_markup(run):
+    pages, results = run
+    result = hostile_result(results)
+    feedback = "\n".join(e["feedback"] for e in result["exercises"])
+    assert "<script>alert(2)</script>" in feedback and "<script>alert(4)</script>" in feedback
+    page = Elements(page_of(pages, result).read_text(encoding="utf-8"))
+    assert not page.tags("script") and not page.tags("img")
+    assert not [attrs for _, attrs in page.elements if any(name.startswith("on") for name in attrs)]
+    for text in (HOSTILE_STUDENT, "<script>alert(2)</script><img src=x onerror=alert(3)>",
+                 "# <script>alert(4)</script>"):
+        assert text in page.text
+    index = Elements((pages / "index.html").read_text(encoding="utf-8"))
+    assert not index.tags("script") and HOSTILE_STUDENT in index.text
+
+
+def test_pages_are_offline(run):
+    pages, results = run
+    for path in [pages / "index.html", *(page_of(pages, r) for r in results)]:
+        page = Elements(path.read_text(encoding="utf-8"))
+        assert not page.tags("script") and not page.tags("link") and not page.tags("img")
+        assert any(m.get("http-equiv") == "Content-Security-Policy" for m in page.tags("meta"))
+        for _, attrs in page.elements:
+            assert not (attrs.get("href") or "").startswith(("http:", "https:", "//")), (path, attrs)
+
+
+def test_file_names_are_safe_and_unique():
+    from autograder.feedback_pages import page_paths
+    from autograder.results import SubmissionResult
+
+    names = ["a b", "a_b", "A_B", "index.html", "..", "", "../../etc", "ümlaut", "a b"]
+    results = [SubmissionResult(f"{i}.ipynb", name, "custom_gradients", []) for i, name in enumerate(names)]
+    paths = page_paths(results)
+    assert len({p.lower() for p in paths}) == len(paths)
+    for path in paths:
+        folder, page = path.split("/")
+        assert re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9._-]*", folder) and folder.lower() != "index.html", path
+        assert page.startswith("custom_gradients")
+    assert paths[0] == "a_b/custom_gradients.html" and paths[-1] == "a_b/custom_gradients-2.html"
+
+
+# --------------------------------------------------------------------------- a real browser
+
+def test_chromium_renders_a_feedback_page_without_running_student_html(run):
+    pages, results = run
+    dom = Elements(browser_dom(page_of(pages, hostile_result(results))))
+    assert not dom.tags("script") and not dom.tags("img")
+    assert "<script>alert(2)</script><img src=x onerror=alert(3)>" in dom.text
+    assert "log1pexp · 0 / 2" in dom.text and "Pitfall gradient-cut" in dom.text
+    bram = next(r for r in results if r["student"] == "bram")
+    assert "Pitfall unstable-gradient" in Elements(browser_dom(page_of(pages, bram))).text
