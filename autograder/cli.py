@@ -10,7 +10,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from autograder import __version__
+from autograder import __version__, formats
 from autograder.discover import find_submissions, in_shard
 from autograder.exercises import ASSIGNMENT_IDS
 from autograder.grading import SetupError, Settings, grade
@@ -21,6 +21,14 @@ from autograder.reports import class_table, submission_text, to_json
 from autograder.sandbox import GiB, Limits
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+GRADE_EPILOG = """\
+formats: text (default) and json (the contract's JSON); gradescope (results.json, one submission);
+junit (XML, a testsuite per submission); csv (gradebook, a row per student); classroom (GitHub
+Classroom: prints the feedback and points, and appends result=<base64 JSON> to $GITHUB_OUTPUT when set).
+
+exit status: 0 grading completed (whatever the scores, unless --fail-under); 1 some submission scored
+below --fail-under (the report is still written); 2 the grader could not run (bad arguments, no such
+file, unknown assignment, reference solutions missing)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,11 +38,12 @@ def build_parser() -> argparse.ArgumentParser:
     grade_cmd = commands.add_parser(
         "grade", help="grade submissions (notebooks, .py files, directories)",
         description="Grade submissions against the reference solutions. With no PATH, grade the bundled "
-                    "example class and print a class table.")
+                    "example class and print a class table.",
+        epilog=GRADE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     grade_cmd.add_argument("paths", nargs="*", metavar="PATH", help=".ipynb, .py or a directory of them")
     grade_cmd.add_argument("--assignment", choices=ASSIGNMENT_IDS,
                            help="grade every submission as this assignment (default: from the notebook)")
-    grade_cmd.add_argument("--format", choices=("text", "json"), default="text")
+    grade_cmd.add_argument("--format", choices=("text", "json", *formats.FORMATS), default="text")
     grade_cmd.add_argument("--output", metavar="FILE", help="write the report here instead of stdout")
     grade_cmd.add_argument("--seed", type=int, help="seed of the random cases (default: chosen per run)")
     grade_cmd.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
@@ -51,6 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
                                 "join the shards' JSON with `autograder merge`")
     grade_cmd.add_argument("--memory-limit", type=float, default=Limits.memory_bytes / GiB, metavar="GiB",
                            help="memory per submission (default: %(default)s)")
+    grade_cmd.add_argument("--fail-under", type=float, metavar="SCORE",
+                           help="exit with status 1 when any submission scores below SCORE points")
     grade_cmd.add_argument("--feedback-dir", metavar="DIR",
                            help="also write an HTML feedback page per submission (DIR/<student>/<assignment>.html) "
                                 "and DIR/index.html")
@@ -60,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
                                     description="Join `autograder grade --format json` results (of shards run "
                                                 "anywhere) into one list, in path order.")
     merge_cmd.add_argument("results", nargs="+", metavar="RESULTS.json")
-    merge_cmd.add_argument("--format", choices=("text", "json"), default="json")
+    merge_cmd.add_argument("--format", choices=("text", "json", "junit", "csv"), default="json")
     merge_cmd.add_argument("--output", metavar="FILE", help="write here instead of stdout")
     report_cmd = commands.add_parser(
         "report", help="write the class report (HTML with plots) from grading results",
@@ -71,6 +82,21 @@ def build_parser() -> argparse.ArgumentParser:
     report_cmd.add_argument("--out", metavar="DIR", required=True, help="the report's folder")
     report_cmd.add_argument("--feedback-dir", metavar="DIR",
                             help="also write the feedback pages of these results (as `grade --feedback-dir`)")
+    bundle_cmd = commands.add_parser(
+        "gradescope-bundle", help="write the autograder zip to upload to Gradescope",
+        description="Write the zip to upload as a Gradescope programming assignment's autograder: setup.sh, "
+                    "run_autograder, the kit and the assignment's reference solution. Each student's notebook is "
+                    "graded as ASSIGNMENT_ID; results.json is always written (score 0 and the reason when "
+                    "there is no notebook or grading fails).")
+    bundle_cmd.add_argument("assignment", choices=ASSIGNMENT_IDS, metavar="ASSIGNMENT_ID",
+                            help=f"one of {', '.join(ASSIGNMENT_IDS)}")
+    bundle_cmd.add_argument("--output", metavar="FILE.zip", help="default: gradescope-ASSIGNMENT_ID.zip")
+    bundle_cmd.add_argument("--solutions", metavar="DIR", help="the course's solutions/ directory")
+    bundle_cmd.add_argument("--visibility", choices=formats.VISIBILITIES, default="visible",
+                            help="when students see the tests (Gradescope's values; default: %(default)s)")
+    bundle_cmd.add_argument("--timeout", type=int, default=540, metavar="SECONDS",
+                            help="time for grading one submission before a score-0 result is written "
+                                 "(default: %(default)s; keep Gradescope's own timeout longer)")
     return parser
 
 
@@ -92,6 +118,9 @@ def main(argv: list[str] | None = None) -> int:
         return merge_command(args)
     if args.command == "report":
         return report_command(args)
+    if args.command == "gradescope-bundle":
+        from autograder.gradescope_bundle import bundle_command
+        return bundle_command(args)
     return 2
 
 
@@ -101,7 +130,8 @@ def merge_command(args) -> int:
     except MergeError as error:
         print(f"autograder: error: {error}", file=sys.stderr)
         return 2
-    report = to_json(results) if args.format == "json" else class_table(results)
+    report = (to_json(results) if args.format == "json" else class_table(results) if args.format == "text"
+              else formats.render(args.format, results))
     if args.output:
         write_atomically(Path(args.output), report)
     else:
@@ -153,6 +183,11 @@ def grade_command(args) -> int:
                   file=sys.stderr)
             return 2
         found = in_shard(found, *args.shard)
+    if args.format == "gradescope" and len(found) != 1:
+        print(f"autograder: error: --format gradescope writes one submission's results.json (Gradescope grades one "
+              f"student at a time); {len(found)} submissions found: grade one notebook, or see "
+              "`autograder gradescope-bundle`", file=sys.stderr)
+        return 2
     if args.jobs < 1:
         print("autograder: error: --jobs must be at least 1", file=sys.stderr)
         return 2
@@ -176,6 +211,10 @@ def grade_command(args) -> int:
     elapsed = time.monotonic() - started
     if args.format == "json":
         report = to_json(results)
+    elif args.format in formats.FORMATS:
+        report = formats.render(args.format, results, settings.seed)
+        if args.format == "classroom" and formats.publish_classroom(results) is None:
+            report += "(GITHUB_OUTPUT is not set: no runner result written for the Classroom reporter)\n"
     elif not args.paths or len(results) > 1:
         details = "" if not args.paths else "\n".join(submission_text(r) for r in results) + "\n"
         report = details + class_table(results, settings.seed) + (
@@ -190,6 +229,11 @@ def grade_command(args) -> int:
         sys.stdout.write(report)
     if write_html(results, args.feedback_dir, args.report_dir, settings.seed) != 0:
         return 2
+    below = [r for r in results if args.fail_under is not None and r.score < args.fail_under]
+    if below:
+        print(f"autograder: {len(below)} submission{'s' if len(below) != 1 else ''} scored below --fail-under "
+              f"{args.fail_under:g}: " + ", ".join(f"{r.submission} ({r.score:g})" for r in below), file=sys.stderr)
+        return 1
     return 0
 
 
