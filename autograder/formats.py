@@ -131,9 +131,10 @@ def to_junit(results: Iterable[SubmissionResult], seed: int | None = None) -> st
     - A submission with no exercises (its assignment could not be told) gets one
       ``<error>`` testcase, so that its suite is not an empty, green one.
     - Points: the suite's properties hold ``student``, ``assignment``, ``score``,
-      ``max_score`` and ``seed``; an exercise's points are in its failure or error
-      ``message`` ("partial: 1.3333 / 2 points [pitfalls]"), or in its ``<system-out>`` when
-      it passed. (No ``<properties>`` inside a testcase: strict JUnit schemas reject them.)
+      ``max_score`` and ``seed`` (when known: merged results have none); an exercise's
+      points are in its failure or error ``message`` ("partial: 1.3333 / 2 points
+      [pitfalls]"), or in its ``<system-out>`` when it passed. (No ``<properties>`` inside a
+      testcase: strict JUnit schemas reject them.)
     """
     root = ET.Element("testsuites", name="autograder")
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
@@ -143,8 +144,9 @@ def to_junit(results: Iterable[SubmissionResult], seed: int | None = None) -> st
         properties = ET.SubElement(suite, "properties")
         for key, value in (("student", result.student), ("assignment", result.assignment),
                            ("score", number(result.score)), ("max_score", number(result.max_score)),
-                           ("seed", "" if seed is None else str(seed))):
-            ET.SubElement(properties, "property", name=key, value=_xml(value))
+                           ("seed", None if seed is None else str(seed))):
+            if value is not None:  # merged results carry no seed
+                ET.SubElement(properties, "property", name=key, value=_xml(value))
         counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
         classname = f"{result.student}/{result.assignment}"
         exercises = result.exercises or [ExerciseResult("assignment", 0.0, 0.0, "error", [],
