@@ -6,6 +6,7 @@ Data flows one way: submissions are read (``loader``), run in children
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import random
 import sys
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from autograder import static_checks
+from autograder.cache import ReferenceCache, reference_key
 from autograder.diagnose import ExerciseEvidence, evaluate_exercise, unreadable_result
 from autograder.discover import Found, detect_assignment, student_name
 from autograder.exercises import assignment_by_id
@@ -41,6 +43,9 @@ class Settings:
     solutions: Path | None = None
     assignment: str | None = None  # force this assignment for every submission
     journal: Journal | None = None  # keep finished results on disk, resume an interrupted run
+    # reference outcomes kept on disk between runs (None: always recompute); see autograder/cache.py
+    cache: ReferenceCache | None = field(default_factory=ReferenceCache.from_environment)
+    dedupe: bool = True  # byte-identical submissions of the same assignment run once, their results are shared
 
     def solutions_dir(self) -> Path:
         candidates = [self.solutions, os.environ.get("AUTOGRADER_SOLUTIONS"),
@@ -77,6 +82,7 @@ class Pending:
     source: SubmissionSource
     assignment: str | None
     key: str  # what determines its result, for the journal
+    content: str = ""  # digest of the file's bytes: equal bytes (same assignment, same seed), equal results
 
 
 def cells_for_child(source: SubmissionSource, only_reference_cells: bool = False) -> list[tuple[int, str, str]]:
@@ -126,6 +132,9 @@ def grade(found: Iterable[Found], settings: Settings,
 
     ``on_result`` sees each result as soon as its submission (and its assignment's reference)
     is done. With ``settings.journal``, finished results are kept on disk and not graded again.
+    With ``settings.cache``, the reference's outcomes are read from disk when an earlier run
+    computed them for the same solution, seed and grader. With ``settings.dedupe``, submissions
+    with the same bytes (the template handed in unchanged by many students) run once.
     """
     journal = settings.journal
     if journal is not None:
@@ -138,7 +147,10 @@ def grade(found: Iterable[Found], settings: Settings,
     for item in found:
         source = read_submission(item.path)
         assignment_id = settings.assignment or detect_assignment(item.path, source)
-        pending.append(Pending(item, source, assignment_id, _key(item, assignment_id, settings.seed)))
+        content = _content(item)
+        pending.append(Pending(item, source, assignment_id, result_key(item.shown_as, content, assignment_id,
+                                                                       settings.seed),
+                               hashlib.sha256(content).hexdigest()))
     results: dict[int, SubmissionResult] = {}
     for number, item in enumerate(pending):
         earlier = journal.load(item.key) if journal is not None else None
@@ -164,7 +176,10 @@ def grade(found: Iterable[Found], settings: Settings,
     cases = {a_id: {e.id: e.cases(settings.seed) for e in a.exercises} for a_id, a in assignments.items()}
     runs: list[SubmissionRun] = []
     references: dict[str, Reference] = {}
+    done_references: set[str] = set()
+    reference_keys: dict[str, str] = {}
     solutions = settings.solutions_dir() if needed else None
+    cache = settings.cache if settings.cache is not None and settings.cache.prepare() else None
     for assignment_id, assignment in assignments.items():
         notebook = solutions / assignment_id / f"{assignment_id}.ipynb"
         source = read_submission(notebook)
@@ -172,13 +187,30 @@ def grade(found: Iterable[Found], settings: Settings,
             raise SetupError(f"the reference solution {notebook} cannot be read: {source.problem}")
         tasks = reference_tasks(assignment, cases[assignment_id])
         references[assignment_id] = Reference(assignment, cases[assignment_id], tasks, RunRecord())
+        if cache is not None:
+            reference_keys[assignment_id] = reference_key(notebook.read_bytes(), assignment_id, settings.seed)
+            kept = cache.load(reference_keys[assignment_id], tasks)
+            if kept is not None:
+                references[assignment_id].record = kept
+                _check_reference(references[assignment_id])
+                done_references.add(assignment_id)
+                continue
         runs.append(make_run(("reference", assignment_id), source, assignment, cases[assignment_id], tasks,
                              REFERENCE_LIMITS, reference=True))
-    hidden = hidden_paths([p.found.path for p in pending], solutions)
+    hidden = hidden_paths([p.found.path for p in pending], solutions,
+                          extra=(cache.folder,) if cache is not None else ())
     waiting: dict[str, list[tuple[int, RunRecord]]] = {a_id: [] for a_id in assignments}  # for their reference
+    copies: dict[int, list[int]] = {}  # the submission that runs -> the byte-identical ones that share its run
+    first_of: dict[tuple[str, str], int] = {}
     for number in todo:
         item = pending[number]
         if item.assignment and item.source.problem is None:
+            if settings.dedupe:
+                same = first_of.setdefault((item.content, item.assignment), number)
+                if same != number:
+                    copies[same].append(number)
+                    continue
+                copies[number] = []
             assignment = assignments[item.assignment]
             runs.append(make_run(("student", number), item.source, assignment, cases[item.assignment],
                                  student_tasks(assignment, cases[item.assignment]), settings.limits,
@@ -186,32 +218,42 @@ def grade(found: Iterable[Found], settings: Settings,
         else:
             finish(number, None)  # unreadable, or of no known assignment: nothing to run
 
-    done_references: set[str] = set()
+    shared = sum(len(same) for same in copies.values())
+    if shared:
+        print(f"autograder: {shared} submission{'s are' if shared > 1 else ' is'} byte-identical to another of the "
+              "same assignment: each group is graded once and shares its result", file=sys.stderr)
+
+    def finish_all(number: int, record: RunRecord) -> None:
+        for each in [number, *copies.get(number, [])]:
+            finish(each, record)
+
     for run in run_all(runs, jobs=settings.jobs):
         kind, key = run.key
         if kind == "reference":
             references[key].record = run.record
             _check_reference(references[key])
+            if cache is not None:
+                cache.save(reference_keys[key], references[key].tasks, run.record)
             done_references.add(key)
             for number, record in waiting.pop(key, []):
-                finish(number, record)
+                finish_all(number, record)
         elif pending[key].assignment in done_references:
-            finish(key, run.record)
+            finish_all(key, run.record)
         else:
             waiting[pending[key].assignment].append((key, run.record))
     return [results[number] for number in range(len(pending))]
 
 
-def _key(item: Found, assignment: str | None, seed: int) -> str:
+def _content(item: Found) -> bytes:
     try:
-        content = item.path.read_bytes()
+        return item.path.read_bytes()
     except OSError:
-        content = b""
-    return result_key(item.shown_as, content, assignment, seed)
+        return b""
 
 
-def hidden_paths(submissions: list[Path], solutions: Path | None) -> tuple[str, ...]:
-    """What a student's child must not see: the reference solutions and every submission.
+def hidden_paths(submissions: list[Path], solutions: Path | None, extra: Iterable[Path] = ()) -> tuple[str, ...]:
+    """What a student's child must not see: the reference solutions, every submission, and ``extra``
+    (the reference cache, which holds the reference's answers).
 
     A directory is covered whole unless it holds code the child still needs (the grader
     itself, Python's libraries); then its submission files are covered one by one.
@@ -223,6 +265,7 @@ def hidden_paths(submissions: list[Path], solutions: Path | None) -> tuple[str, 
     hidden: set[Path] = set()
     if solutions is not None:
         hidden.add(solutions.resolve())
+    hidden.update(Path(path).resolve() for path in extra)
     for path in submissions:
         path = path.resolve()
         folder = path.parent

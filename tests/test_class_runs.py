@@ -1,12 +1,16 @@
-"""A class graded in parallel, one submission at a time, or in shards gives the same results."""
+"""A class graded in parallel, one submission at a time, in shards, with or without the reference cache,
+and with byte-identical copies graded once, gives the same results."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 
-from conftest import ROOT, grade_json, run_autograder
+from conftest import ROOT, grade_json, quiet_env, run_autograder
 
 pytestmark = pytest.mark.slow
 ARGS = ("--assignment", "custom_gradients", "--seed", "21")
@@ -63,3 +67,66 @@ def test_merge_refuses_the_same_shard_twice_and_shard_needs_a_seed(class_folder,
     no_seed = run_autograder("grade", str(class_folder), "--shard", "1/2")
     assert no_seed.returncode == 2 and "--shard needs --seed" in no_seed.stderr
     assert run_autograder("grade", str(class_folder), "--shard", "3/2", "--seed", "1").returncode == 2
+
+
+def grade_with(*args: str, cache: str) -> subprocess.CompletedProcess:
+    """`autograder grade --format json` with AUTOGRADER_CACHE set (a folder, or "off")."""
+    return subprocess.run([sys.executable, "-m", "autograder", "grade", *args, "--format", "json"], cwd=ROOT,
+                          env=quiet_env(AUTOGRADER_CACHE=cache), capture_output=True, text=True, timeout=900)
+
+
+def test_cached_reference_outcomes_give_the_results_of_a_run_without_the_cache(class_folder, one_job, tmp_path):
+    folder = tmp_path / "cache"
+    first = grade_with(str(class_folder), *ARGS, "--jobs", "2", cache=str(folder))
+    assert first.returncode == 0, first.stderr
+    [entry] = folder.glob("reference-*.json")  # one assignment, one entry
+    second = grade_with(str(class_folder), *ARGS, "--jobs", "2", cache=str(folder))
+    assert second.returncode == 0, second.stderr
+    off = grade_with(str(class_folder), *ARGS, "--jobs", "2", cache="off")
+    assert off.returncode == 0, off.stderr
+    assert json.loads(first.stdout) == json.loads(second.stdout) == json.loads(off.stdout) == one_job
+    assert [p.name for p in folder.iterdir()] == [entry.name]
+
+    # The second run did read the entry: spoil it and the run notices (the reference no longer runs cleanly).
+    data = json.loads(entry.read_text())
+    data["outcomes"]["0"] = {"status": "error", "outputs": None, "message": "", "seconds": 0.0,
+                             "error": {"type": "ValueError", "message": "spoiled", "module": "", "contract": False,
+                                       "frames": []}}
+    entry.write_text(json.dumps(data))
+    spoiled = grade_with(str(class_folder), *ARGS, cache=str(folder))
+    assert spoiled.returncode == 2 and "spoiled" in spoiled.stderr
+    # Another seed, another solution: other keys, never the spoiled entry.
+    assert grade_with(str(class_folder), "--assignment", "custom_gradients", "--seed", "22",
+                      cache=str(folder)).returncode == 0
+    solutions = tmp_path / "solutions"
+    (solutions / "custom_gradients").mkdir(parents=True)
+    notebook = (ROOT / "solutions" / "custom_gradients" / "custom_gradients.ipynb").read_text()
+    (solutions / "custom_gradients" / "custom_gradients.ipynb").write_text(notebook + "\n")
+    other = grade_with(str(class_folder), *ARGS, "--solutions", str(solutions), cache=str(folder))
+    assert other.returncode == 0, other.stderr
+    assert json.loads(other.stdout) == one_job
+
+
+def test_byte_identical_submissions_are_graded_once_with_the_results_of_distinct_ones(tmp_path):
+    """The template handed in unchanged by many: one run, the same results as copies that differ in a comment."""
+    source = ROOT / "examples" / "submitted" / "bram" / "custom_gradients" / "custom_gradients.ipynb"
+    for student in ("same1", "same2", "same3"):
+        target = tmp_path / "submitted" / student / "custom_gradients" / "custom_gradients.ipynb"
+        target.parent.mkdir(parents=True)
+        target.write_bytes(source.read_bytes())
+    for student in ("other1", "other2", "other3"):
+        notebook = nbformat.read(source, as_version=4)
+        notebook.cells.append(nbformat.v4.new_markdown_cell(f"Handed in by {student}."))
+        target = tmp_path / "submitted" / student / "custom_gradients" / "custom_gradients.ipynb"
+        target.parent.mkdir(parents=True)
+        nbformat.write(notebook, target)
+    done = grade_with(str(tmp_path), *ARGS, "--jobs", "2", cache="off")
+    assert done.returncode == 0, done.stderr
+    assert "2 submissions are byte-identical" in done.stderr
+    results = {r["student"]: r for r in json.loads(done.stdout)}
+    assert len(results) == 6
+    for same, other in (("same1", "other1"), ("same2", "other2"), ("same3", "other3")):
+        assert {**results[same], "student": "", "submission": ""} == {**results[other], "student": "",
+                                                                        "submission": ""}
+        assert results[same]["submission"].endswith(f"{same}/custom_gradients/custom_gradients.ipynb")
+    assert results["same1"]["score"] < results["same1"]["max_score"]  # bram's mistakes, named for each copy

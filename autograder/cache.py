@@ -1,0 +1,215 @@
+"""Reference outcomes kept on disk, so that a second run (or a one-notebook run) does not recompute them.
+
+The reference solution and the mistake models give the same numbers every time they run on the same
+cases, so their outcomes are kept, keyed by everything that determines them:
+
+- the solution notebook's bytes and the assignment;
+- the seed (which draws the random cases);
+- the grader's own source: every module of the ``autograder`` package (the exercise descriptions, their
+  probes and mistake models, the loader, the child, the sandbox...) except those that only read finished
+  records in the parent (``PARENT_ONLY``: comparing, diagnosing, reporting), and the versions of Python,
+  TensorFlow and NumPy. A module added to the package counts until it is named in ``PARENT_ONLY``.
+
+Change any of these and the key changes: a stale entry is never read. An entry holds plain data only
+(arrays as float64 bytes in base64, as ``wire`` sends them), is checked field by field when read, and is
+written to a temporary file and renamed, so two graders writing the same entry at once each leave a
+complete file. Only clean runs are kept: a timeout, a crash or an out-of-memory outcome depends on the
+machine's load, not on the cases, so a run with one of them is recomputed next time.
+
+Where: ``$AUTOGRADER_CACHE``, else ``$XDG_CACHE_HOME/tf-autodiff-autograder``, else
+``~/.cache/tf-autodiff-autograder``. ``AUTOGRADER_CACHE=off`` turns the cache off. The folder is made
+readable by its owner only, and every child that runs a submission has it hidden (see ``grading``).
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import platform
+import tempfile
+from dataclasses import dataclass
+from functools import cache
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+
+from autograder import __version__, wire
+from autograder.jobs import Task
+from autograder.sandbox import ErrorInfo, RunRecord, TaskOutcome
+
+FORMAT = 2
+DISABLED = ("", "0", "off", "no", "none", "false")
+CACHEABLE = ("ok", "error")  # outcomes that depend only on the cases, never on the machine's load
+# Modules that never touch a reference's outcomes: they run in the parent, on records already made.
+PARENT_ONLY = frozenset({
+    "__main__.py", "cli.py", "discover.py", "compare.py", "diagnose.py", "static_checks.py", "pitfalls.py",
+    "results.py", "reports.py", "journal.py", "merge.py", "class_report.py", "formats.py", "feedback_pages.py",
+    "gradescope_bundle.py", "public_cases.py",
+})
+
+
+def default_folder() -> Path | None:
+    """The cache folder the environment asks for, or None when the cache is turned off."""
+    configured = os.environ.get("AUTOGRADER_CACHE")
+    if configured is not None:
+        return None if configured.strip().lower() in DISABLED else Path(configured).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "tf-autodiff-autograder"
+
+
+@cache
+def grader_fingerprint() -> str:
+    """What computes a reference's outcomes: the package's source (but ``PARENT_ONLY``) and the libraries."""
+    digest = hashlib.sha256()
+    package = Path(__file__).resolve().parent
+    for path in sorted(package.rglob("*.py")):
+        if path.relative_to(package).as_posix() in PARENT_ONLY:
+            continue
+        part = path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes()
+        digest.update(len(part).to_bytes(8, "big") + part)
+    versions = [__version__, platform.python_version(), np.__version__]
+    for distribution in ("tensorflow", "tensorflow-cpu", "keras"):
+        try:
+            versions.append(f"{distribution}={metadata.version(distribution)}")
+        except metadata.PackageNotFoundError:
+            versions.append(f"{distribution}=none")
+    digest.update("\0".join(versions).encode())
+    return digest.hexdigest()
+
+
+def reference_key(solution: bytes, assignment: str, seed: int) -> str:
+    digest = hashlib.sha256()
+    for part in (f"reference/{FORMAT}".encode(), solution, assignment.encode(), str(seed).encode(),
+                 grader_fingerprint().encode()):
+        digest.update(len(part).to_bytes(8, "big") + part)
+    return digest.hexdigest()
+
+
+@dataclass
+class ReferenceCache:
+    folder: Path
+
+    @classmethod
+    def from_environment(cls) -> "ReferenceCache | None":
+        folder = default_folder()
+        return None if folder is None else cls(folder)
+
+    def prepare(self) -> bool:
+        """Make the folder (owner-only) before any child starts, so that every child has it hidden."""
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            os.chmod(self.folder, 0o700)
+            return True
+        except OSError:
+            return False
+
+    def path(self, key: str) -> Path:
+        return self.folder / f"reference-{key}.json"
+
+    def load(self, key: str, tasks: list[Task]) -> RunRecord | None:
+        """The kept record for these tasks, or None (missing, unreadable, or for other tasks)."""
+        try:
+            data = json.loads(self.path(key).read_text(encoding="utf-8"))
+            return _record_from_json(data, tasks)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, wire.WireError):
+            return None
+
+    def save(self, key: str, tasks: list[Task], record: RunRecord) -> bool:
+        """Keep a clean record; a record with an outcome that depends on the machine is not kept."""
+        if not record.loaded or record.problems or any(
+                record.outcomes.get(n) is None or record.outcomes[n].status not in CACHEABLE
+                for n in range(len(tasks))):
+            return False
+        text = json.dumps(_record_to_json(tasks, record), allow_nan=True)
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile("w", dir=self.folder, delete=False, encoding="utf-8",
+                                             prefix=".reference-", suffix=".tmp") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(handle.name, self.path(key))  # atomic: a reader sees the old file or the new one
+            return True
+        except OSError:
+            try:
+                os.unlink(handle.name)
+            except (OSError, UnboundLocalError):
+                pass
+            return False
+
+
+# --------------------------------------------------------------------------- plain data, both ways
+
+def _value_to_json(value: wire.Value) -> dict:
+    if value.is_none:
+        return {"none": True, "type": value.type_name}
+    array = np.asarray(value.array, dtype="<f8")  # not ascontiguousarray: it makes a scalar of shape (1,)
+    return {"type": value.type_name, "dtype": value.dtype, "shape": [int(n) for n in array.shape],
+            "data": base64.b64encode(array.tobytes(order="C")).decode("ascii")}
+
+
+def _value_from_json(data) -> wire.Value:
+    value = wire.decode_value(data)
+    if value.is_none:  # wire.decode_value names every None "NoneType"; keep the name that was saved
+        return wire.Value(None, wire.text(data.get("type", "NoneType"), "type"))
+    return value
+
+
+def _error_to_json(error: ErrorInfo) -> dict:
+    return {"type": error.type, "message": error.message, "module": error.module, "contract": error.contract,
+            "frames": [list(frame) for frame in error.frames]}
+
+
+def _error_from_json(data) -> ErrorInfo:
+    frames = tuple((str(f[0]), int(f[1]), str(f[2]), str(f[3])) for f in data["frames"])
+    return ErrorInfo(type=str(data["type"]), message=str(data["message"]), module=str(data["module"]),
+                     contract=bool(data["contract"]), frames=frames)
+
+
+def _record_to_json(tasks: list[Task], record: RunRecord) -> dict:
+    outcomes = {}
+    for number, outcome in record.outcomes.items():
+        outcomes[str(number)] = {
+            "status": outcome.status,
+            "outputs": None if outcome.outputs is None else {name: _value_to_json(value)
+                                                             for name, value in outcome.outputs.items()},
+            "error": None if outcome.error is None else _error_to_json(outcome.error),
+            "message": outcome.message,
+            "seconds": outcome.seconds,
+        }
+    return {
+        "format": FORMAT,
+        "tasks": [[t.exercise, t.case_index, t.implementation] for t in tasks],
+        "loaded": record.loaded,
+        "load_errors": [[cell, _error_to_json(error)] for cell, error in record.load_errors],
+        "defined": record.defined,
+        "problems": list(record.problems),
+        "seconds": record.seconds,
+        "outcomes": outcomes,
+    }
+
+
+def _record_from_json(data: dict, tasks: list[Task]) -> RunRecord | None:
+    if data.get("format") != FORMAT or data["tasks"] != [[t.exercise, t.case_index, t.implementation]
+                                                          for t in tasks]:
+        return None
+    record = RunRecord(loaded=bool(data["loaded"]), seconds=float(data["seconds"]),
+                       problems=[str(p) for p in data["problems"]])
+    record.load_errors = [(int(cell), _error_from_json(error)) for cell, error in data["load_errors"]]
+    record.defined = {str(name): (value if isinstance(value, str) else [str(v) for v in value])
+                      for name, value in data["defined"].items()}
+    for number, item in data["outcomes"].items():
+        outputs = item["outputs"]
+        record.outcomes[int(number)] = TaskOutcome(
+            status=str(item["status"]),
+            outputs=None if outputs is None else {str(name): _value_from_json(value)
+                                                  for name, value in outputs.items()},
+            error=None if item["error"] is None else _error_from_json(item["error"]),
+            message=str(item["message"]),
+            seconds=float(item["seconds"]),
+        )
+    if set(record.outcomes) != set(range(len(tasks))):
+        return None
+    return record
