@@ -16,7 +16,6 @@ import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import nbformat
 
 # Cell magics whose body is ordinary Python that a kernel would run.
 RUNNABLE_CELL_MAGICS = {"time", "timeit", "capture", "prun", "debug"}
@@ -178,9 +177,11 @@ def _read_notebook(path: Path) -> SubmissionSource:
     if not isinstance(raw, dict) or not isinstance(raw.get("cells", None), list):
         return SubmissionSource(path, "notebook", problem=f"{path.name} is JSON but not a notebook: it has no list of cells")
     try:
-        notebook = nbformat.from_dict(raw)
-        if notebook.get("nbformat", 4) < 4:
-            notebook = nbformat.convert(notebook, 4)
+        notebook = raw
+        if not isinstance(raw.get("nbformat", 4), int) or raw.get("nbformat", 4) < 4:
+            import nbformat  # only for old notebooks: importing it costs ~2 s (jsonschema's format checkers)
+
+            notebook = nbformat.convert(nbformat.from_dict(raw), 4)
     except Exception as error:  # nbformat raises many kinds on odd input
         return SubmissionSource(path, "notebook", problem=f"{path.name} is not a readable notebook: {error}")
     cells = []
@@ -201,6 +202,8 @@ def _read_notebook(path: Path) -> SubmissionSource:
         code, skipped = neutralise_ipython(source)
         if grade_id and str(grade_id).startswith(SKIPPED_GRADE_ID_PREFIXES):
             skipped = skipped or "a test cell: the grader runs its own tests"
+        elif calls_only_the_grader(code):
+            skipped = skipped or "a check cell (it calls the grader): the grader runs its own tests"
         elif nbgrader_meta.get("locked") and not solution and grade_id not in KEPT_READ_ONLY_CELLS:
             skipped = skipped or READ_ONLY_DEMO
         cells.append(Cell(index=index, source=source, code=code, grade_id=grade_id, solution=solution,
@@ -211,6 +214,27 @@ def _read_notebook(path: Path) -> SubmissionSource:
         return SubmissionSource(path, "notebook", metadata=metadata,
                                 problem=f"{path.name} has no code cells")
     return SubmissionSource(path, "notebook", cells=cells, metadata=metadata)
+
+
+GRADER_CELL_MODULES = ("autograder.selfcheck", "autograder.graded_cell")
+
+
+def calls_only_the_grader(code: str) -> bool:
+    """A public check or graded cell copied without its nbgrader metadata: imports of the kit's
+    notebook API and calls of what they import, nothing else. Run in the grader's child it would
+    grade again from inside the sandbox."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return False
+    imported: set[str] = set()
+    for statement in tree.body:
+        if isinstance(statement, ast.ImportFrom) and statement.module in GRADER_CELL_MODULES:
+            imported |= {alias.asname or alias.name for alias in statement.names}
+        elif not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)
+                  and isinstance(statement.value.func, ast.Name) and statement.value.func.id in imported):
+            return False
+    return bool(imported) and len(tree.body) > 1
 
 
 def _keep_demo_cells_that_are_used(cells: list[Cell]) -> list[Cell]:

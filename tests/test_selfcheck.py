@@ -1,0 +1,125 @@
+"""Students' self-check: public check cells run in the student's own kernel, without the solutions,
+and say what is wrong in the grader's words."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+from nbclient import NotebookClient
+
+from autograder.exercises import all_assignments, assignment_by_id
+from autograder.loader import calls_only_the_grader
+from autograder.public_cases import compute, load, outcome_from_json, public_cases
+from conftest import ASSIGNMENT_IDS, ROOT, exercise, grade_json, quiet_env
+
+EXAMPLES = ROOT / "examples" / "submitted"
+
+
+def test_every_exercise_has_public_cases_and_stored_answers_for_exactly_them():
+    for assignment in all_assignments():
+        stored = load(assignment.id)
+        for item in assignment.exercises:
+            cases = public_cases(item)
+            assert cases, f"{item.id} has no public case: its check cell would check nothing"
+            assert sorted(c.id for c in cases) == sorted(stored[item.id])
+            assert all(not c.has("scale") for c in cases) or item.id == "jvp"
+
+
+@pytest.mark.parametrize("assignment_id", ASSIGNMENT_IDS)
+def test_stored_public_answers_are_what_the_solutions_give_now(assignment_id):
+    """`python -m autograder.public_cases` must be rerun when a solution or a public case changes."""
+    assignment = assignment_by_id(assignment_id)
+    fresh = compute(assignment, ROOT / "solutions")["exercises"]
+    stored = load(assignment_id)
+    for item in assignment.exercises:
+        for case in public_cases(item):
+            rtol, atol = item.tolerance(case)
+            for kind, new, old in [("reference", fresh[item.id][case.id]["reference"],
+                                    stored[item.id][case.id]["reference"])] + [
+                    (f"mistake {k}", n, o) for k, (n, o) in enumerate(zip(fresh[item.id][case.id]["mistakes"],
+                                                                           stored[item.id][case.id]["mistakes"]))]:
+                new, old = outcome_from_json(new), outcome_from_json(old)
+                assert (new is None) == (old is None) and (new is None or new.status == old.status), (item.id, kind)
+                if new is None or new.status != "ok":
+                    continue
+                assert new.outputs.keys() == old.outputs.keys()
+                for name, value in new.outputs.items():
+                    if value.is_none or old.outputs[name].is_none:
+                        assert value.is_none == old.outputs[name].is_none
+                        continue
+                    np.testing.assert_allclose(value.array, old.outputs[name].array, rtol=rtol, atol=atol,
+                                               err_msg=f"{item.id} {case.id} {kind} {name}: rerun "
+                                                       "`python -m autograder.public_cases`")
+
+
+def kit_without_solutions(tmp_path: Path) -> Path:
+    """A copy of the kit as a student's machine has it: the package, no solutions/ beside it."""
+    kit = tmp_path / "kit"
+    shutil.copytree(ROOT / "autograder", kit / "autograder", ignore=shutil.ignore_patterns("__pycache__"))
+    return kit
+
+
+def run_notebook(path: Path, workdir: Path, kit: Path) -> nbformat.NotebookNode:
+    notebook = nbformat.read(path, as_version=4)
+    shutil.copy(path, workdir / path.name)  # as in JupyterLab: the saved notebook beside the kernel
+    client = NotebookClient(notebook, timeout=600, kernel_name="python3", allow_errors=True,
+                            resources={"metadata": {"path": str(workdir)}})
+    client.execute(env=quiet_env(PYTHONPATH=str(kit), AUTOGRADER_SOLUTIONS="", AUTOGRADER_NBGRADER=""))
+    return notebook
+
+
+def cell_by_id(notebook, grade_id: str):
+    return next(c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+
+
+@pytest.mark.slow
+def test_a_students_kernel_without_solutions_names_the_graders_pitfall_in_the_graders_words(tmp_path):
+    kit = kit_without_solutions(tmp_path)
+    notebook_path = EXAMPLES / "bram" / "higher_order" / "higher_order.ipynb"
+    notebook = run_notebook(notebook_path, tmp_path, kit)
+    graded = exercise(grade_json(str(notebook_path), "--seed", "3")[0], "derivatives")
+    assert graded["pitfalls"] == ["tape-outside-context"]
+
+    check = cell_by_id(notebook, "check_derivatives")
+    (error,) = [o for o in check.outputs if o.output_type == "error"]
+    assert error.ename == "SelfCheckFailed"
+    assert "derivatives: public checks failed [tape-outside-context]" in error.evalue
+    same_words = [line.strip() for line in graded["feedback"].splitlines()
+                  if line.lstrip().startswith(("[tape-outside-context]", "Fix:"))]
+    assert len(same_words) == 2 and all(line in error.evalue for line in same_words)
+    assert "Where: cell [" in error.evalue and "`dy_dx = inner.gradient(y, x)`" in error.evalue
+
+    for passing in ("hessian_vector_product", "newton_step"):
+        printed = "".join(o.get("text", "") for o in cell_by_id(notebook, f"check_{passing}").outputs)
+        assert f"{passing}: public checks passed" in printed
+    for cell in notebook.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id", "").startswith("test_"):
+            kinds = [o.output_type for o in cell.outputs]
+            assert kinds == ["stream"], f"graded cells only print a note on a student's machine: {kinds}"
+            assert "graded when your instructor grades" in cell.outputs[0].text
+            assert "reference solutions are not on this machine" in cell.outputs[0].text
+
+
+def test_copied_check_and_graded_cells_are_recognised_without_their_metadata():
+    assert calls_only_the_grader('from autograder.selfcheck import check\ncheck("log1pexp")')
+    assert calls_only_the_grader('# graded\nfrom autograder.graded_cell import grade_exercise\n'
+                                 'grade_exercise("higher_order", "derivatives")')
+    assert not calls_only_the_grader('from autograder.selfcheck import check\ndef log1pexp(x):\n    return x\n'
+                                     'check("log1pexp")'), "a cell with the student's code must run"
+    assert not calls_only_the_grader("import autograder\nautograder.__version__")
+    assert not calls_only_the_grader("check('log1pexp')")
+
+
+def test_a_py_export_that_calls_the_graders_cells_is_graded_normally(tmp_path):
+    """`jupyter nbconvert --to script` keeps check and graded calls inline: inside the grader's child
+    they must do nothing (no grading from inside the sandbox), and the grade must be the notebook's."""
+    notebook = nbformat.read(EXAMPLES / "ada" / "custom_gradients" / "custom_gradients.ipynb", as_version=4)
+    script = "\n\n".join(c.source for c in notebook.cells if c.cell_type == "code")
+    assert "grade_exercise(" in script and "check(" in script
+    path = tmp_path / "custom_gradients.py"
+    path.write_text(script)
+    (result,) = grade_json(str(path), "--assignment", "custom_gradients", "--seed", "5")
+    assert result["score"] == 10.0, [(e["id"], e["status"], e["feedback"][:200]) for e in result["exercises"]]
