@@ -23,3 +23,7 @@ c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedE
 c.Execute.timeout = 900
 os.environ.setdefault("AUTOGRADER_SOLUTIONS", str(Path(__file__).resolve().parent / "solutions"))
 os.environ["AUTOGRADER_NBGRADER"] = "1"
+# One seed for the course's hidden random cases: every student gets the same cases (as nbgrader's hidden
+# tests would), grading again gives the same grades, and the reference runs once per assignment (cached).
+# Change it each term; `autograder grade --seed` with the same number reproduces nbgrader's grades.
+os.environ.setdefault("AUTOGRADER_SEED", "2026")

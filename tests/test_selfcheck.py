@@ -123,3 +123,19 @@ def test_a_py_export_that_calls_the_graders_cells_is_graded_normally(tmp_path):
     path.write_text(script)
     (result,) = grade_json(str(path), "--assignment", "custom_gradients", "--seed", "5")
     assert result["score"] == 10.0, [(e["id"], e["status"], e["feedback"][:200]) for e in result["exercises"]]
+
+
+def test_a_built_wheel_carries_the_public_answers(tmp_path):
+    """Students install the kit from a wheel (no solutions): the self-check's data must be in it."""
+    import subprocess
+    import sys
+    import zipfile
+
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                           "-w", str(tmp_path), str(ROOT)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    (wheel,) = tmp_path.glob("*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    for assignment in ASSIGNMENT_IDS:
+        assert f"autograder/public_cases/{assignment}.json" in names
+    assert not any(name.startswith("solutions/") for name in names), "the wheel must not carry the solutions"
