@@ -29,27 +29,35 @@ SCALE_N = 100_000
 _COMPILED: dict[str, Any] = {}  # tf.functions built once per child, so a case does not retrace them
 
 
-def _running_product():
+def _running_product(dtype):
     """y[i] = x[0] * ... * x[i], collected in a dynamic-size TensorArray inside a tf.function.
 
     The gradient of a write into a growable TensorList contains ``TensorListResize``, which
     the pfor vectorizer cannot convert (TF 2.21): ``tape.jacobian(y, x)`` raises a ValueError
     ("Encountered an exception while vectorizing the jacobian computation ...
     experimental_use_pfor ..."), while ``experimental_use_pfor=False`` with a persistent tape works.
+
+    Traced once per dtype and child: the loop is written with ``tf.while_loop`` (no AutoGraph
+    conversion), the signature takes any length, and a Variable is read into a Tensor before the
+    call (under the student's tape, so its gradient still flows), so neither a new length nor a
+    Variable input traces the function (and its gradient, 0.15 s each) again.
     """
     import tensorflow as tf
 
-    if "running_product" not in _COMPILED:
-        @tf.function
+    key = f"running_product/{dtype}"
+    if key not in _COMPILED:
+        def body(i, p, results, x):
+            p = p * x[i]
+            return i + 1, p, results.write(i, p), x
+
+        @tf.function(input_signature=[tf.TensorSpec([None], dtype)], autograph=False)
         def running_product(x):
-            results = tf.TensorArray(x.dtype, size=0, dynamic_size=True)
-            p = tf.ones([], x.dtype)
-            for i in tf.range(tf.shape(x)[0]):
-                p = p * x[i]
-                results = results.write(i, p)
+            _, _, results, _ = tf.while_loop(
+                lambda i, p, results, x: i < tf.shape(x)[0], body,
+                (tf.constant(0), tf.ones([], x.dtype), tf.TensorArray(x.dtype, size=0, dynamic_size=True), x))
             return results.stack()
-        _COMPILED["running_product"] = running_product
-    return _COMPILED["running_product"]
+        _COMPILED[key] = lambda x: running_product(tf.convert_to_tensor(x))
+    return _COMPILED[key]
 
 
 def _vector_function(args: Mapping[str, Any]):
@@ -76,7 +84,7 @@ def _vector_function(args: Mapping[str, Any]):
     if name == "sin_times_x":  # elementwise, for n = 100,000
         return lambda x: tf.sin(x) * x
     if name == "running_product":
-        return _running_product()
+        return _running_product(dtype.name)
     raise ValueError(f"unknown test function {name!r}")
 
 
@@ -111,8 +119,6 @@ def _scalar_function(args: Mapping[str, Any]):
         return lambda x: 0.5 * tf.tensordot(x, tf.linalg.matvec(a, x), 1)
     if name == "cubic_pair":  # x0^2 x1
         return lambda x: x[0] ** 2 * x[1]
-    if name == "logsumexp":
-        return lambda x: tf.reduce_logsumexp(x)
     if name == "rosenbrock":
         return lambda x: tf.reduce_sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
     if name == "sin_coupled":
@@ -171,6 +177,12 @@ def _pair(id_: str, description: str, dtype: str, tags: tuple[str, ...] = (), **
     ]
 
 
+def _tensor(id_: str, description: str, dtype: str, tags: tuple[str, ...] = (), **args) -> list:
+    """The Tensor case of a pair alone: where the exercise already has a Tensor / Variable pair that tells a
+    missing tape.watch, a second pair only repeats it (and a pfor ``tape.jacobian`` costs 0.06 s a call)."""
+    return _pair(id_, description, dtype, tags, **args)[:1]
+
+
 def _nonsymmetric(rng: np.random.Generator, n: int, dtype: str) -> np.ndarray:
     a = rng.normal(size=(n, n))
     return (a + 2.0 * np.triu(a, 1)).astype(dtype)  # far from symmetric, so J^T differs from J
@@ -185,16 +197,14 @@ def _jacobian_cases(rng: np.random.Generator):
         case("f32-linear", "float32 Tensor x of shape (3,), f(x) = A x with A of shape (2, 3)", tags=("tensor",),
              public=True, args=dict(f="linear", A=array([[1, 2, 3], [4, 5, 6]], "float32"),
                                     x=array([0.5, -1.0, 2.0], "float32"))),
-        *_pair("f32-tanh", f"x of shape ({n},), f(x) = tanh(A x) with A of shape ({m}, {n})", "float32",
-               f="tanh_linear", A=uniform(rng, (m, n), -1, 1, "float32"), x=uniform(rng, (n,), -1, 1, "float32")),
+        *_tensor("f32-tanh", f"x of shape ({n},), f(x) = tanh(A x) with A of shape ({m}, {n})", "float32",
+                 f="tanh_linear", A=uniform(rng, (m, n), -1, 1, "float32"), x=uniform(rng, (n,), -1, 1, "float32")),
         *_pair("f64-square", "x of shape (5,), f(x) = tanh(A x) with a non-symmetric A of shape (5, 5)", "float64",
                f="tanh_linear", A=_nonsymmetric(rng, 5, "float64"), x=uniform(rng, (5,), -1, 1, "float64")),
         case("f64-wide", f"float64 Tensor x of shape ({nw},), f(x) = (sin(x) x0, x[1:] x[:-1], sum(x^3)) "
                          f"of shape ({2 * nw},)", "float64", tags=("tensor",),
              args=dict(f="wide", x=uniform(rng, (nw,), -2, 2, "float64"))),
-        case("f32-softmax", "float32 Tensor x of shape (4,), f(x) = softmax(A x) * x (square, not symmetric)",
-             tags=("tensor",), args=dict(f="softmax_mix", A=_nonsymmetric(rng, 4, "float32"),
-                                         x=uniform(rng, (4,), -1, 1, "float32"))),
+        # (A square, non-symmetric float32 case would repeat the public f32-pair: J = [[x1, x0], [cos x0, 0]].)
         case("f64-constant", "float64 Tensor x of shape (2,), f(x) = ones(3) does not depend on x (zeros or None)",
              "float64", tags=("tensor",), args=dict(f="constant", m=3, x=array([1.0, 2.0], "float64"))),
     ]
@@ -209,10 +219,11 @@ def _robust_jacobian_cases(rng: np.random.Generator):
              tags=("tensor", "pfor"), public=True, args=dict(f="running_product", x=array([1.0, 2.0, 3.0], "float32"))),
         case("f32-pair", "float32 Tensor x = [1, 2], f(x) = (x0 x1, sin x0)", tags=("tensor",), public=True,
              args=dict(f="pair", x=array([1.0, 2.0], "float32"))),
-        *_pair("f64-running-product", f"x of shape ({k},), f = running_product (pfor cannot vectorize it)",
-               "float64", tags=("pfor",), f="running_product", x=uniform(rng, (k,), 0.5, 1.5, "float64")),
-        *_pair("f32-tanh", f"x of shape ({n},), f(x) = tanh(A x) with A of shape ({m}, {n})", "float32",
-               f="tanh_linear", A=uniform(rng, (m, n), -1, 1, "float32"), x=uniform(rng, (n,), -1, 1, "float32")),
+        # float32 like the public case: one trace of running_product (and of its gradient) serves all three
+        *_pair("f32-running-product", f"x of shape ({k},), f = running_product (pfor cannot vectorize it)",
+               "float32", tags=("pfor",), f="running_product", x=uniform(rng, (k,), 0.5, 1.5, "float32")),
+        *_tensor("f32-tanh", f"x of shape ({n},), f(x) = tanh(A x) with A of shape ({m}, {n})", "float32",
+                 f="tanh_linear", A=uniform(rng, (m, n), -1, 1, "float32"), x=uniform(rng, (n,), -1, 1, "float32")),
         case("f64-square", "float64 Tensor x of shape (4,), f(x) = tanh(A x) with a non-symmetric A of shape (4, 4)",
              "float64", tags=("tensor",), args=dict(f="tanh_linear", A=_nonsymmetric(rng, 4, "float64"),
                                                   x=uniform(rng, (4,), -1, 1, "float64"))),
@@ -227,8 +238,8 @@ def _batch_jacobian_cases(rng: np.random.Generator):
         case("f32-matmul", "float32 Tensor x of shape (4, 3), f(x) = x @ W with W of shape (3, 2)", tags=("tensor",),
              public=True, args=dict(f="matmul", W=array([[1, -1], [0.5, 2], [-0.5, 1]], "float32"),
                                     x=array(np.arange(12).reshape(4, 3) / 10.0, "float32"))),
-        *_pair("f32-tanh", f"x of shape ({b}, {n}), f(x) = tanh(x @ W) with W of shape ({n}, {m})", "float32",
-               f="tanh_matmul", W=uniform(rng, (n, m), -1, 1, "float32"), x=uniform(rng, (b, n), -1, 1, "float32")),
+        *_tensor("f32-tanh", f"x of shape ({b}, {n}), f(x) = tanh(x @ W) with W of shape ({n}, {m})", "float32",
+                 f="tanh_matmul", W=uniform(rng, (n, m), -1, 1, "float32"), x=uniform(rng, (b, n), -1, 1, "float32")),
         *_pair("f64-square", "x of shape (3, 4), f(x) = tanh(x @ W) with a non-symmetric W of shape (4, 4)",
                "float64", f="tanh_matmul", W=_nonsymmetric(rng, 4, "float64"), x=uniform(rng, (3, 4), -1, 1, "float64")),
         case("f64-mixing", "float64 Tensor x of shape (5, 3), f(x) = (x * x[:, :1], sum(x^2, axis=1)) of shape (5, 4)",
@@ -249,14 +260,12 @@ def _hessian_cases(rng: np.random.Generator):
              args=dict(f="quadratic", A=array([[2, 1], [3, 4]], "float32"), x=array([1.0, -1.0], "float32"))),
         case("f32-cubic", "float32 Tensor x = [1, 2], f(x) = x0^2 x1", tags=("tensor",), public=True,
              args=dict(f="cubic_pair", x=array([1.0, 2.0], "float32"))),
-        *_pair("f32-quadratic", f"x of shape ({n},), f(x) = 0.5 x^T A x with a non-symmetric A", "float32",
-               f="quadratic", A=_nonsymmetric(rng, n, "float32"), x=uniform(rng, (n,), -1, 1, "float32")),
+        *_tensor("f32-quadratic", f"x of shape ({n},), f(x) = 0.5 x^T A x with a non-symmetric A", "float32",
+                 f="quadratic", A=_nonsymmetric(rng, n, "float32"), x=uniform(rng, (n,), -1, 1, "float32")),
         *_pair("f64-sin-coupled", "x of shape (5,), f(x) = sum(sin(x[:-1] x[1:])) + sum(x^3) / 6", "float64",
                f="sin_coupled", x=uniform(rng, (5,), -1.5, 1.5, "float64")),
         case("f64-rosenbrock", "float64 Tensor x of shape (4,), f = the Rosenbrock function", "float64",
              tags=("tensor",), args=dict(f="rosenbrock", x=uniform(rng, (4,), -1.5, 1.5, "float64"))),
-        case("f64-logsumexp", "float64 Tensor x of shape (3,), f(x) = logsumexp(x)", "float64", tags=("tensor",),
-             args=dict(f="logsumexp", x=uniform(rng, (3,), -2, 2, "float64"))),
         case("f64-n1", "float64 Tensor x of shape (1,), f(x) = exp(x0)", "float64", tags=("tensor",),
              args=dict(f="exp0", x=array([0.5], "float64"))),
         case("f32-linear", "float32 Tensor x of shape (3,), f(x) = sum(3 x) is linear (zeros or None)",
