@@ -19,13 +19,13 @@ from autograder import static_checks
 from autograder.cache import ReferenceCache, reference_key
 from autograder.diagnose import ExerciseEvidence, evaluate_exercise, unreadable_result
 from autograder.discover import Found, detect_assignment, student_name
-from autograder.exercises import assignment_by_id
+from autograder.exercises import ASSIGNMENT_IDS, assignment_by_id
 from autograder.isolation import SCRATCH_FOLDERS, Containment
 from autograder.jobs import STUDENT, ChildJob, Task
 from autograder.journal import Journal, result_key
 from autograder.loader import SubmissionSource, read_submission
 from autograder.results import ExerciseResult, SubmissionResult
-from autograder.sandbox import Limits, RunRecord, SubmissionRun, run_all
+from autograder.sandbox import Limits, RunRecord, SubmissionRun, run_all, start_fork_server
 from autograder.spec import Assignment
 
 REFERENCE_LIMITS = Limits(load_seconds=300.0, submission_seconds=1800.0, memory_bytes=6 * 2**30)
@@ -83,6 +83,7 @@ class Pending:
     assignment: str | None
     key: str  # what determines its result, for the journal
     content: str = ""  # digest of the file's bytes: equal bytes (same assignment, same seed), equal results
+    static: dict[str, object] = field(default_factory=dict)  # exercise id -> what the static reading found
 
 
 def cells_for_child(source: SubmissionSource, only_reference_cells: bool = False) -> list[tuple[int, str, str]]:
@@ -111,11 +112,12 @@ def reference_tasks(assignment: Assignment, cases: dict[str, list]) -> list[Task
 
 
 def make_run(key, source: SubmissionSource, assignment: Assignment, cases, tasks, limits: Limits,
-             reference: bool = False, hidden: tuple[str, ...] = ()) -> SubmissionRun:
+             reference: bool = False, hidden: tuple[str, ...] = (), seed: int | None = None) -> SubmissionRun:
+    """``seed``: ``cases`` are every exercise's ``cases(seed)``, and the child draws them itself."""
     containment = Containment(memory_bytes=limits.memory_bytes, hidden=hidden,
                               cpu_seconds=int(limits.submission_seconds * 2) + 30)
     job = ChildJob(assignment=assignment.id, cells=cells_for_child(source, only_reference_cells=reference),
-                   tasks=tasks, cases=cases, containment=containment)
+                   tasks=tasks, cases=None if seed is not None else cases, containment=containment, seed=seed)
     time_limits = [_case_limit(cases[task.exercise][task.case_index].time_limit, limits, reference) for task in tasks]
     return SubmissionRun(key, job, limits, time_limits)
 
@@ -143,6 +145,9 @@ def grade(found: Iterable[Found], settings: Settings,
         settings.seed = random.SystemRandom().randrange(2**31)
     if journal is not None:
         journal.start(settings.seed)
+    found = list(found)
+    if found:
+        start_fork_server()  # its import of TensorFlow runs while this process reads the submissions
     pending = []
     for item in found:
         source = read_submission(item.path)
@@ -171,6 +176,11 @@ def grade(found: Iterable[Found], settings: Settings,
             on_result(result)
 
     todo = [n for n in range(len(pending)) if n not in results]
+    for number in todo:  # the static reading, now, while the fork server imports TensorFlow
+        item = pending[number]
+        if item.assignment in ASSIGNMENT_IDS and item.source.problem is None:
+            item.static = {e.id: static_checks.analyze(item.source, e.id)
+                           for e in assignment_by_id(item.assignment).exercises}
     needed = sorted({pending[n].assignment for n in todo if pending[n].assignment})
     assignments = {assignment_id: assignment_by_id(assignment_id) for assignment_id in needed}
     cases = {a_id: {e.id: e.cases(settings.seed) for e in a.exercises} for a_id, a in assignments.items()}
@@ -196,12 +206,13 @@ def grade(found: Iterable[Found], settings: Settings,
                 done_references.add(assignment_id)
                 continue
         runs.append(make_run(("reference", assignment_id), source, assignment, cases[assignment_id], tasks,
-                             REFERENCE_LIMITS, reference=True))
+                             REFERENCE_LIMITS, reference=True, seed=settings.seed))
     hidden = hidden_paths([p.found.path for p in pending], solutions,
                           extra=(cache.folder,) if cache is not None else ())
     waiting: dict[str, list[tuple[int, RunRecord]]] = {a_id: [] for a_id in assignments}  # for their reference
     copies: dict[int, list[int]] = {}  # the submission that runs -> the byte-identical ones that share its run
     first_of: dict[tuple[str, str], int] = {}
+    students: list[SubmissionRun] = []
     for number in todo:
         item = pending[number]
         if item.assignment and item.source.problem is None:
@@ -212,16 +223,15 @@ def grade(found: Iterable[Found], settings: Settings,
                     continue
                 copies[number] = []
             assignment = assignments[item.assignment]
-            runs.append(make_run(("student", number), item.source, assignment, cases[item.assignment],
-                                 student_tasks(assignment, cases[item.assignment]), settings.limits,
-                                 hidden=hidden))
+            students.append(make_run(("student", number), item.source, assignment, cases[item.assignment],
+                                     student_tasks(assignment, cases[item.assignment]), settings.limits,
+                                     hidden=hidden, seed=settings.seed))
         else:
             finish(number, None)  # unreadable, or of no known assignment: nothing to run
-
-    shared = sum(len(same) for same in copies.values())
-    if shared:
-        print(f"autograder: {shared} submission{'s are' if shared > 1 else ' is'} byte-identical to another of the "
-              "same assignment: each group is graded once and shares its result", file=sys.stderr)
+    # Longest first (the references are already in front): the last ones to finish are then short, and no
+    # worker waits long for another at the end. The order changes when results come, never what they are.
+    cost = {a_id: _expected_seconds(references[a_id]) for a_id in assignments}
+    runs += sorted(students, key=lambda run: -cost[run.job.assignment])
 
     def finish_all(number: int, record: RunRecord) -> None:
         for each in [number, *copies.get(number, [])]:
@@ -242,6 +252,16 @@ def grade(found: Iterable[Found], settings: Settings,
         else:
             waiting[pending[key].assignment].append((key, run.record))
     return [results[number] for number in range(len(pending))]
+
+
+def _expected_seconds(reference: Reference) -> float:
+    """About how long a submission of this assignment takes: the reference's own time on the students' tasks
+    when it is known (kept from an earlier run), else 50 ms a task."""
+    outcomes = [reference.record.outcomes.get(n) for n, task in enumerate(reference.tasks)
+                if task.implementation == STUDENT]
+    if outcomes and all(outcome is not None for outcome in outcomes):
+        return sum(outcome.seconds for outcome in outcomes)
+    return 0.05 * len(outcomes)
 
 
 def _content(item: Found) -> bytes:
@@ -313,7 +333,8 @@ def _result_for(item: Pending, record: RunRecord | None, references: dict[str, R
             reference=[reference.outcome(exercise.id, i) for i in range(len(reference.cases[exercise.id]))],
             mistakes=[[reference.outcome(exercise.id, i, f"mistake:{k}")
                        for i in range(len(reference.cases[exercise.id]))] for k in range(len(exercise.mistakes))],
-            static=static_checks.analyze(item.source, exercise.id),
+            static=item.static[exercise.id] if exercise.id in item.static else static_checks.analyze(item.source,
+                                                                                                   exercise.id),
             defined=record.defined.get(exercise.id),
             load_errors=record.load_errors,
             source=item.source,

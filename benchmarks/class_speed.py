@@ -3,16 +3,30 @@
     .venv/bin/python benchmarks/class_speed.py            # N = 20 (both tools) and N = 200 (the kit)
     .venv/bin/python benchmarks/class_speed.py --sizes 20 --skip-nbgrader
 
-The class is built from the example class (examples/submitted), copied round-robin into
-students s000, s001, ... so that each size has the example class's mix of assignments and
-mistakes. Prints wall time, time per submission, the largest resident memory of any process
-(sampled from /proc) and the ratio. A measurement, not a test.
+The class is built from the example class (examples/submitted), copied round-robin into students
+s000, s001, ... so that each size has the example class's mix of assignments and mistakes. Every copy
+gets a comment line of its own in its first solution cell, so no two files have the same bytes: the
+kit's grading of byte-identical submissions once (dedupe) cannot help, every submission really runs.
+
+The kit runs twice per size: with an empty reference cache (it runs the reference solutions and the
+mistake models itself: a first run with a new seed), and with the reference outcomes kept by an earlier
+run with the same seed (AUTOGRADER_CACHE; what a second run, a regrade, or a class graded in shards pays).
+``--dedupe-row`` adds a run of a class whose copies of the same example ARE byte-identical (a template
+handed in unchanged), to show what dedupe saves, separately.
+
+Printed per run: wall time, the median time per submission (the kit: each submission's time in its
+worker, from the grader's results; nbgrader: the time between consecutive notebooks in its log), the
+largest resident memory of any one process (sampled from /proc), and nbgrader's wall time over the kit's.
+A measurement, not a test.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -23,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 
 
-def build_class(folder: Path, size: int) -> list[Path]:
+def build_class(folder: Path, size: int, distinct: bool = True) -> list[Path]:
     examples = sorted((ROOT / "examples" / "submitted").glob("*/*/*.ipynb"))
     made = []
     for number in range(size):
@@ -31,30 +45,44 @@ def build_class(folder: Path, size: int) -> list[Path]:
         assignment = source.parent.name
         target = folder / "submitted" / f"s{number:03d}" / assignment / source.name
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(source, target)
+        notebook = json.loads(source.read_text(encoding="utf-8"))
+        if distinct:
+            cell = next(c for c in notebook["cells"] if c["cell_type"] == "code"
+                        and c.get("metadata", {}).get("nbgrader", {}).get("solution"))
+            lines = cell["source"] if isinstance(cell["source"], list) else cell["source"].splitlines(True)
+            if lines and not lines[-1].endswith("\n"):
+                lines[-1] += "\n"
+            cell["source"] = lines + [f"# handed in by s{number:03d}"]
+        target.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         made.append(target)
+    if distinct:
+        assert len({p.read_bytes() for p in made}) == len(made), "copies must differ"
     return made
 
 
-def environment() -> dict[str, str]:
+def environment(**extra: str) -> dict[str, str]:
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", TF_ENABLE_ONEDNN_OPTS="0", PYTHONWARNINGS="ignore")
     env["PATH"] = f"{BIN}{os.pathsep}{env['PATH']}"
+    env.update(extra)
     return env
 
 
-def timed(command: list[str], cwd: Path) -> tuple[float, float]:
-    """Wall seconds, and the largest resident MiB of any one process the command started (sampled 5 times a second)."""
+def timed(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, str]:
+    """Wall seconds, the largest resident MiB of any one process the command started (sampled 5 times a
+    second), and its stderr."""
     started = time.monotonic()
-    process = subprocess.Popen(command, cwd=cwd, env=environment(), stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True)
-    peak = 0
-    while process.poll() is None:
-        peak = max([peak, *(rss for _, rss in descendants(process.pid))])
-        time.sleep(0.2)
-    wall = time.monotonic() - started
+    with tempfile.TemporaryFile("w+") as errors:
+        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=errors, text=True)
+        peak = 0
+        while process.poll() is None:
+            peak = max([peak, *(rss for _, rss in descendants(process.pid))])
+            time.sleep(0.2)
+        wall = time.monotonic() - started
+        errors.seek(0)
+        stderr = errors.read()
     if process.returncode != 0:
-        raise SystemExit(f"{command[:4]} failed:\n{process.stderr.read()[-3000:]}")
-    return wall, peak / 2**20
+        raise SystemExit(f"{command[:4]} failed:\n{stderr[-3000:]}")
+    return wall, peak / 2**20, stderr
 
 
 def descendants(root: int) -> list[tuple[int, int]]:
@@ -75,23 +103,66 @@ def descendants(root: int) -> list[tuple[int, int]]:
     return [(pid, resident[pid]) for pid in below | {root} if pid in resident]
 
 
-def kit(folder: Path, jobs: int) -> tuple[float, float]:
-    return timed([sys.executable, "-m", "autograder", "grade", str(folder), "--jobs", str(jobs), "--seed", "1",
-                  "--format", "json", "--output", str(folder / "results.json")], ROOT)
+def kit(folder: Path, jobs: int, cache: Path) -> dict:
+    """`autograder grade` on the class, through this script's --kit-run (the CLI itself, plus a record of
+    each submission's time)."""
+    seconds = folder / "seconds.json"
+    wall, peak, _ = timed([sys.executable, str(Path(__file__).resolve()), "--kit-run", str(seconds), "--",
+                           "grade", str(folder), "--jobs", str(jobs), "--seed", "1", "--format", "json",
+                           "--output", str(folder / "results.json")], ROOT, environment(AUTOGRADER_CACHE=str(cache)))
+    per = json.loads(seconds.read_text())
+    by_assignment: dict[str, list[float]] = {}
+    for assignment, value in per:
+        by_assignment.setdefault(assignment, []).append(value)
+    return {"wall": wall, "peak": peak, "median": statistics.median(v for _, v in per), "count": len(per),
+            "assignments": {a: statistics.median(v) for a, v in sorted(by_assignment.items())}}
 
 
-def nbgrader(folder: Path) -> tuple[float, float]:
+def kit_run(seconds_file: str, argv: list[str]) -> int:
+    """Run the CLI as `autograder` does, noting each result's seconds (its time in the worker)."""
+    from autograder import cli
+
+    noted: list[tuple[str, float]] = []
+    grade = cli.grade
+
+    def noting(found, settings, on_result=None):
+        def both(result):
+            noted.append((result.assignment, result.seconds))
+            if on_result:
+                on_result(result)
+        return grade(found, settings, on_result=both)
+
+    cli.grade = noting
+    status = cli.main(argv)
+    Path(seconds_file).write_text(json.dumps(noted))
+    return status
+
+
+NBGRADER_LINE = re.compile(r"^\[(?P<time>[\d.]+)\] .*?(?:submitted|autograded)/(?P<student>[^/]+)/")
+
+
+def nbgrader(folder: Path, cache: Path) -> dict:
     """A real nbgrader course: the release generated from solutions/, then `autograde` on every submission."""
     shutil.copytree(ROOT / "solutions", folder / "solutions")
     shutil.copy(ROOT / "nbgrader_config.py", folder)
+    env = environment(AUTOGRADER_CACHE=str(cache))
     for assignment in sorted(p.name for p in (folder / "solutions").iterdir()):
-        timed([sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force"], folder)
-    walls, peaks = [], []
+        timed([sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force"], folder, env)
+    walls, peaks, per = [], [], []
     for assignment in sorted({p.parent.name for p in (folder / "submitted").glob("*/*/*.ipynb")}):
-        wall, peak = timed([sys.executable, "-m", "nbgrader", "autograde", assignment, "--force"], folder)
+        wall, peak, log = timed([sys.executable, "-m", "nbgrader", "autograde", assignment, "--force",
+                                 "--Application.log_format=[%(created)f] %(message)s",
+                                 "--Application.log_level=INFO"], folder, env)
         walls.append(wall)
         peaks.append(peak)
-    return sum(walls), max(peaks)
+        # A notebook's time: from the first log line that names its student (sanitizing the submission) to
+        # the last (writing the autograded notebook, after its kernel ran every cell).
+        spans: dict[str, list[float]] = {}
+        for match in filter(None, map(NBGRADER_LINE.match, log.splitlines())):
+            spans.setdefault(match["student"], []).append(float(match["time"]))
+        per += [max(times) - min(times) for times in spans.values()]
+    return {"wall": sum(walls), "peak": max(peaks), "median": statistics.median(per) if per else float("nan"),
+            "count": len(per), "assignments": {}}
 
 
 def main() -> None:
@@ -99,24 +170,48 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[20, 200])
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--skip-nbgrader", action="store_true")
-    args = parser.parse_args()
-    rows = [("tool", "N", "wall s", "s / submission", "peak MiB", "nbgrader / kit")]
-    for size in args.sizes:
-        with tempfile.TemporaryDirectory(prefix="bench-") as scratch:
-            folder = Path(scratch) / "kit"
+    parser.add_argument("--dedupe-row", action="store_true", help="also grade a class of byte-identical copies")
+    parser.add_argument("--kit-run", metavar="SECONDS_FILE", help=argparse.SUPPRESS)
+    args, rest = parser.parse_known_args()
+    if args.kit_run:
+        raise SystemExit(kit_run(args.kit_run, rest[1:] if rest[:1] == ["--"] else rest))
+    rows = [("tool", "N", "reference cache", "wall s", "s / submission (median)", "peak MiB", "nbgrader / kit")]
+    details = []
+    with tempfile.TemporaryDirectory(prefix="bench-") as scratch:
+        scratch = Path(scratch)
+        for size in args.sizes:
+            folder = scratch / f"kit{size}"
             build_class(folder, size)
-            kit_wall, kit_peak = kit(folder, args.jobs)
-            rows.append((f"autograder --jobs {args.jobs}", str(size), f"{kit_wall:.1f}", f"{kit_wall / size:.2f}",
-                         f"{kit_peak:.0f}", ""))
+            cold = kit(folder, args.jobs, scratch / f"cache-cold-{size}")  # empty: a first run with this seed
+            warm = kit(folder, args.jobs, scratch / f"cache-cold-{size}")  # the outcomes the first run kept
+            runs = [("empty", cold), ("kept", warm)]
+            if args.dedupe_row:
+                copies = scratch / f"copies{size}"
+                build_class(copies, size, distinct=False)
+                runs.append(("kept, byte-identical copies (dedupe)", kit(copies, args.jobs, scratch / f"cache-cold-{size}")))
+            nb = None
             if size <= 20 and not args.skip_nbgrader:
-                course = Path(scratch) / "nbgrader"
+                course = scratch / f"nbgrader{size}"
                 build_class(course, size)
-                nb_wall, nb_peak = nbgrader(course)
-                rows.append(("nbgrader autograde", str(size), f"{nb_wall:.1f}", f"{nb_wall / size:.2f}",
-                             f"{nb_peak:.0f}", f"{nb_wall / kit_wall:.1f}x"))
+                nb = nbgrader(course, scratch / f"cache-nbgrader-{size}")
+            for label, run in runs:
+                ratio = f"{nb['wall'] / run['wall']:.1f}x" if nb and not label.startswith("kept,") else ""
+                rows.append((f"autograder --jobs {args.jobs}", str(size), label, f"{run['wall']:.1f}",
+                             f"{run['median']:.2f}", f"{run['peak']:.0f}", ratio))
+                details.append(f"  N = {size}, cache {label}: median s per submission by assignment: "
+                               + ", ".join(f"{a} {s:.2f}" for a, s in run["assignments"].items()))
+            if nb:
+                rows.append(("nbgrader autograde", str(size), "", f"{nb['wall']:.1f}", f"{nb['median']:.2f}",
+                             f"{nb['peak']:.0f}", ""))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)))
+    print("\n".join(details))
+    print("\nmarkdown:\n")
+    print("| " + " | ".join(rows[0]) + " |")
+    print("|" + "---|" * len(rows[0]))
+    for row in rows[1:]:
+        print("| " + " | ".join(row) + " |")
 
 
 if __name__ == "__main__":
