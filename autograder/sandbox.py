@@ -118,22 +118,37 @@ def resident_bytes(pid: int) -> int:
         return 0
 
 
-def processes_of(uid: int) -> list[int]:
-    """Every process that runs as ``uid``: a child's own, and any it started, even in a new session."""
-    found = []
+_scan: tuple[float, dict[int, int]] = (-1.0, {})  # (when, pid -> uid) of the last look at /proc
+
+
+def process_uids(max_age: float = 0.0) -> dict[int, int]:
+    """pid -> real uid of every process on the machine; a look younger than ``max_age`` seconds is reused,
+    so the children running at once share one look instead of each taking its own."""
+    global _scan
+    now = time.monotonic()
+    if now - _scan[0] <= max_age:
+        return _scan[1]
+    found = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
-            with open(f"/proc/{entry}/status") as status:
-                for line in status:
-                    if line.startswith("Uid:"):
-                        if int(line.split()[1]) == uid:
-                            found.append(int(entry))
-                        break
+            handle = os.open(f"/proc/{entry}/status", os.O_RDONLY)
+            try:
+                head = os.read(handle, 2048)
+            finally:
+                os.close(handle)
+            start = head.index(b"\nUid:") + 5
+            found[int(entry)] = int(head[start:head.index(b"\n", start)].split()[0])
         except (OSError, ValueError, IndexError):
             continue
+    _scan = (now, found)
     return found
+
+
+def processes_of(uid: int, max_age: float = 0.0) -> list[int]:
+    """Every process that runs as ``uid``: a child's own, and any it started, even in a new session."""
+    return [pid for pid, owner in process_uids(max_age).items() if owner == uid]
 
 
 class SubmissionRun:
@@ -280,7 +295,7 @@ class SubmissionRun:
         now = time.monotonic()
         if now - self._family_checked > 0.25:
             self._family_checked = now
-            self._family_bytes = sum(resident_bytes(pid) for pid in processes_of(self.uid)
+            self._family_bytes = sum(resident_bytes(pid) for pid in processes_of(self.uid, max_age=0.2)
                                      if pid != self.process.pid)
         return own + self._family_bytes
 
