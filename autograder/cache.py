@@ -11,9 +11,10 @@ cases, so their outcomes are kept, keyed by everything that determines them:
   TensorFlow and NumPy. A module added to the package counts until it is named in ``PARENT_ONLY``.
 
 Change any of these and the key changes: a stale entry is never read. An entry holds plain data only
-(arrays as float64 bytes in base64, as ``wire`` sends them), is checked field by field when read, and is
-written to a temporary file and renamed, so two graders writing the same entry at once each leave a
-complete file. Only clean runs are kept: a timeout, a crash or an out-of-memory outcome depends on the
+(arrays as float64 bytes in base64, as ``wire`` sends them) after a digest of that data: an entry whose
+digest does not match (a disk error, a hand edit) is not used, and is computed again. It is checked field
+by field when read, and written to a temporary file and renamed, so two graders writing the same entry at
+once each leave a complete file. Only clean runs are kept: a timeout, a crash or an out-of-memory outcome depends on the
 machine's load, not on the cases, so a run with one of them is recomputed next time.
 
 Where: ``$AUTOGRADER_CACHE``, else ``$XDG_CACHE_HOME/tf-autodiff-autograder``, else
@@ -39,7 +40,7 @@ from autograder import __version__, wire
 from autograder.jobs import Task
 from autograder.sandbox import ErrorInfo, RunRecord, TaskOutcome
 
-FORMAT = 2
+FORMAT = 3
 DISABLED = ("", "0", "off", "no", "none", "false")
 CACHEABLE = ("ok", "error")  # outcomes that depend only on the cases, never on the machine's load
 # Modules that never touch a reference's outcomes: they run in the parent, on records already made.
@@ -111,8 +112,10 @@ class ReferenceCache:
     def load(self, key: str, tasks: list[Task]) -> RunRecord | None:
         """The kept record for these tasks, or None (missing, unreadable, or for other tasks)."""
         try:
-            data = json.loads(self.path(key).read_text(encoding="utf-8"))
-            return _record_from_json(data, tasks)
+            digest, _, text = self.path(key).read_bytes().partition(b"\n")
+            if hashlib.sha256(text).hexdigest().encode() != digest:
+                return None
+            return _record_from_json(json.loads(text.decode("utf-8")), tasks)
         except (OSError, ValueError, KeyError, TypeError, AttributeError, wire.WireError):
             return None
 
@@ -122,12 +125,12 @@ class ReferenceCache:
                 record.outcomes.get(n) is None or record.outcomes[n].status not in CACHEABLE
                 for n in range(len(tasks))):
             return False
-        text = json.dumps(_record_to_json(tasks, record), allow_nan=True)
+        text = json.dumps(_record_to_json(tasks, record), allow_nan=True).encode("utf-8")
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile("w", dir=self.folder, delete=False, encoding="utf-8",
+            with tempfile.NamedTemporaryFile("wb", dir=self.folder, delete=False,
                                              prefix=".reference-", suffix=".tmp") as handle:
-                handle.write(text)
+                handle.write(hashlib.sha256(text).hexdigest().encode() + b"\n" + text)
                 handle.flush()
                 os.fsync(handle.fileno())
             os.replace(handle.name, self.path(key))  # atomic: a reader sees the old file or the new one

@@ -10,6 +10,7 @@ import hashlib
 import os
 import random
 import sys
+import time
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -29,6 +30,8 @@ from autograder.sandbox import Limits, RunRecord, SubmissionRun, run_all, start_
 from autograder.spec import Assignment
 
 REFERENCE_LIMITS = Limits(load_seconds=300.0, submission_seconds=1800.0, memory_bytes=6 * 2**30)
+# How long the fork server's `import tensorflow` keeps one core free for the parent's own work, about.
+PREWORK_SECONDS = 2.0
 
 
 class SetupError(RuntimeError):
@@ -148,6 +151,7 @@ def grade(found: Iterable[Found], settings: Settings,
     found = list(found)
     if found:
         start_fork_server()  # its import of TensorFlow runs while this process reads the submissions
+    prework_until = time.monotonic() + PREWORK_SECONDS
     pending = []
     for item in found:
         source = read_submission(item.path)
@@ -176,8 +180,10 @@ def grade(found: Iterable[Found], settings: Settings,
             on_result(result)
 
     todo = [n for n in range(len(pending)) if n not in results]
-    for number in todo:  # the static reading, now, while the fork server imports TensorFlow
+    for number in todo:  # the static reading, now, while the fork server imports TensorFlow (the rest later)
         item = pending[number]
+        if time.monotonic() > prework_until:
+            break
         if item.assignment in ASSIGNMENT_IDS and item.source.problem is None:
             item.static = {e.id: static_checks.analyze(item.source, e.id)
                            for e in assignment_by_id(item.assignment).exercises}
@@ -200,9 +206,8 @@ def grade(found: Iterable[Found], settings: Settings,
         if cache is not None:
             reference_keys[assignment_id] = reference_key(notebook.read_bytes(), assignment_id, settings.seed)
             kept = cache.load(reference_keys[assignment_id], tasks)
-            if kept is not None:
+            if kept is not None and _runs_cleanly(Reference(assignment, cases[assignment_id], tasks, kept)):
                 references[assignment_id].record = kept
-                _check_reference(references[assignment_id])
                 done_references.add(assignment_id)
                 continue
         runs.append(make_run(("reference", assignment_id), source, assignment, cases[assignment_id], tasks,
@@ -285,7 +290,9 @@ def hidden_paths(submissions: list[Path], solutions: Path | None, extra: Iterabl
     hidden: set[Path] = set()
     if solutions is not None:
         hidden.add(solutions.resolve())
-    hidden.update(Path(path).resolve() for path in extra)
+    for path in (Path(p).resolve() for p in extra):
+        if not any(n == path or path in n.parents for n in needed):  # else its owner-only mode protects it
+            hidden.add(path)
     for path in submissions:
         path = path.resolve()
         folder = path.parent
@@ -296,6 +303,14 @@ def hidden_paths(submissions: list[Path], solutions: Path | None, extra: Iterabl
     # Covering a folder covers what is below it: keep only the outermost paths.
     outermost = [p for p in hidden if not any(q != p and q in p.parents for q in hidden)]
     return tuple(str(p) for p in sorted(outermost))
+
+
+def _runs_cleanly(reference: Reference) -> bool:
+    try:
+        _check_reference(reference)
+        return True
+    except SetupError:
+        return False
 
 
 def _check_reference(reference: Reference) -> None:

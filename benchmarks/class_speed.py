@@ -11,8 +11,8 @@ kit's grading of byte-identical submissions once (dedupe) cannot help, every sub
 The kit runs twice per size: with an empty reference cache (it runs the reference solutions and the
 mistake models itself: a first run with a new seed), and with the reference outcomes kept by an earlier
 run with the same seed (AUTOGRADER_CACHE; what a second run, a regrade, or a class graded in shards pays).
-``--dedupe-row`` adds a run of a class whose copies of the same example ARE byte-identical (a template
-handed in unchanged), to show what dedupe saves, separately.
+``--dedupe-row`` adds, for sizes above the example class's 29 notebooks, a run of a class whose copies of
+the same example ARE byte-identical (a template handed in unchanged), to show what dedupe saves, apart.
 
 Printed per run: wall time, the median time per submission (the kit: each submission's time in its
 worker, from the grader's results; nbgrader: the time between consecutive notebooks in its log), the
@@ -185,7 +185,7 @@ def main() -> None:
             cold = kit(folder, args.jobs, scratch / f"cache-cold-{size}")  # empty: a first run with this seed
             warm = kit(folder, args.jobs, scratch / f"cache-cold-{size}")  # the outcomes the first run kept
             runs = [("empty", cold), ("kept", warm)]
-            if args.dedupe_row:
+            if args.dedupe_row and size > len(list((ROOT / "examples" / "submitted").glob("*/*/*.ipynb"))):
                 copies = scratch / f"copies{size}"
                 build_class(copies, size, distinct=False)
                 runs.append(("kept, byte-identical copies (dedupe)", kit(copies, args.jobs, scratch / f"cache-cold-{size}")))

@@ -1,6 +1,7 @@
 """The reference cache on its own: keys, round trips, what is not kept, and writers racing each other."""
 from __future__ import annotations
 
+import hashlib
 import json
 import multiprocessing
 from pathlib import Path
@@ -74,9 +75,13 @@ def test_other_tasks_a_broken_file_or_another_format_are_a_miss(tmp_path):
     store.path("k").write_text(store.path("k").read_text()[:-100])
     assert store.load("k", TASKS) is None
     store.save("k", TASKS, record())
-    data = json.loads(store.path("k").read_text())
+    digest, _, text = store.path("k").read_bytes().partition(b"\n")
+    store.path("k").write_bytes(digest + b"\n" + text.replace(b'"seconds": 1.5', b'"seconds": 2.5'))
+    assert store.load("k", TASKS) is None  # the digest no longer matches
+    data = json.loads(text)
     data["format"] = 0
-    store.path("k").write_text(json.dumps(data))
+    text = json.dumps(data).encode()
+    store.path("k").write_bytes(hashlib.sha256(text).hexdigest().encode() + b"\n" + text)
     assert store.load("k", TASKS) is None
 
 

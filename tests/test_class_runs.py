@@ -2,6 +2,7 @@
 and with byte-identical copies graded once, gives the same results."""
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -87,14 +88,32 @@ def test_cached_reference_outcomes_give_the_results_of_a_run_without_the_cache(c
     assert json.loads(first.stdout) == json.loads(second.stdout) == json.loads(off.stdout) == one_job
     assert [p.name for p in folder.iterdir()] == [entry.name]
 
-    # The second run did read the entry: spoil it and the run notices (the reference no longer runs cleanly).
-    data = json.loads(entry.read_text())
-    data["outcomes"]["0"] = {"status": "error", "outputs": None, "message": "", "seconds": 0.0,
-                             "error": {"type": "ValueError", "message": "spoiled", "module": "", "contract": False,
-                                       "frames": []}}
-    entry.write_text(json.dumps(data))
-    spoiled = grade_with(str(class_folder), *ARGS, cache=str(folder))
-    assert spoiled.returncode == 2 and "spoiled" in spoiled.stderr
+    def rewrite(change, sign: bool = True) -> None:
+        """Change the entry's data; with ``sign``, also its digest (else the digest no longer matches)."""
+        digest, _, text = entry.read_bytes().partition(b"\n")
+        data = json.loads(text)
+        change(data)
+        text = json.dumps(data).encode()
+        entry.write_bytes((hashlib.sha256(text).hexdigest().encode() if sign else digest) + b"\n" + text)
+
+    def swap_value_and_gradient(data):  # the reference's first log1pexp case: same shapes, other numbers
+        outputs = data["outcomes"]["0"]["outputs"]
+        outputs["value"], outputs["gradient"] = outputs["gradient"], outputs["value"]
+
+    # The second run did read the entry: with a consistent but altered entry, the results follow it.
+    rewrite(swap_value_and_gradient)
+    altered = grade_with(str(class_folder), *ARGS, cache=str(folder))
+    assert altered.returncode == 0, altered.stderr
+    assert json.loads(altered.stdout) != one_job
+    # An entry whose digest does not match (a disk error, a hand edit) is not used: computed again, rewritten.
+    rewrite(swap_value_and_gradient, sign=False)
+    assert json.loads(grade_with(str(class_folder), *ARGS, cache=str(folder)).stdout) == one_job
+    assert json.loads(grade_with(str(class_folder), *ARGS, cache=str(folder)).stdout) == one_job
+    # Nor is one whose reference does not run cleanly.
+    rewrite(lambda data: data["outcomes"]["0"].update(status="error", outputs=None, error={
+        "type": "ValueError", "message": "spoiled", "module": "", "contract": False, "frames": []}))
+    again = grade_with(str(class_folder), *ARGS, cache=str(folder))
+    assert again.returncode == 0 and json.loads(again.stdout) == one_job, again.stderr
     # Another seed, another solution: other keys, never the spoiled entry.
     assert grade_with(str(class_folder), "--assignment", "custom_gradients", "--seed", "22",
                       cache=str(folder)).returncode == 0
