@@ -635,13 +635,13 @@ def _probe_newton(newton_step, args):
 def _newton_parts(f, x):
     import tensorflow as tf
 
-    with tf.GradientTape() as outer:
+    with tf.GradientTape(persistent=True) as outer:  # row by row: no pfor function traced per case (0.06 s)
         outer.watch(x)
         with tf.GradientTape() as inner:
             inner.watch(x)
             y = f(x)
         g = inner.gradient(y, x)
-    return g, outer.jacobian(g, x)
+    return g, outer.jacobian(g, x, experimental_use_pfor=False)
 
 
 def _newton_multiplied(f, x):
