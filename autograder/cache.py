@@ -7,8 +7,13 @@ cases, so their outcomes are kept, keyed by everything that determines them:
 - the seed (which draws the random cases);
 - the grader's own source: every module of the ``autograder`` package (the exercise descriptions, their
   probes and mistake models, the loader, the child, the sandbox...) except those that only read finished
-  records in the parent (``PARENT_ONLY``: comparing, diagnosing, reporting), and the versions of Python,
-  TensorFlow and NumPy. A module added to the package counts until it is named in ``PARENT_ONLY``.
+  records in the parent (``PARENT_ONLY``: comparing, diagnosing, reporting), the versions of Python,
+  TensorFlow and NumPy, the machine's architecture, and the environment variables that change
+  TensorFlow's numbers (``NUMERIC_ENVIRONMENT``: oneDNN on or off, ...). A module added to the package
+  counts until it is named in ``PARENT_ONLY``.
+
+(One cache folder shared by machines of the same architecture but other CPUs could mix last-bit
+differences of their kernels; keep the cache per machine, its default.)
 
 Change any of these and the key changes: a stale entry is never read. An entry holds plain data only
 (arrays as float64 bytes in base64, as ``wire`` sends them) after a digest of that data: an entry whose
@@ -38,11 +43,15 @@ import numpy as np
 
 from autograder import __version__, wire
 from autograder.jobs import Task
+from autograder.quiet import quiet_tensorflow
 from autograder.sandbox import ErrorInfo, RunRecord, TaskOutcome
 
 FORMAT = 3
 DISABLED = ("", "0", "off", "no", "none", "false")
 CACHEABLE = ("ok", "error")  # outcomes that depend only on the cases, never on the machine's load
+# Environment variables under which TensorFlow computes other last bits (or on another device).
+NUMERIC_ENVIRONMENT = ("TF_ENABLE_ONEDNN_OPTS", "TF_DETERMINISTIC_OPS", "TF_USE_LEGACY_KERAS", "KERAS_BACKEND",
+                       "CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS")
 # Modules that never touch a reference's outcomes: they run in the parent, on records already made.
 PARENT_ONLY = frozenset({
     "__main__.py", "cli.py", "discover.py", "compare.py", "diagnose.py", "static_checks.py", "pitfalls.py",
@@ -70,7 +79,7 @@ def grader_fingerprint() -> str:
             continue
         part = path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes()
         digest.update(len(part).to_bytes(8, "big") + part)
-    versions = [__version__, platform.python_version(), np.__version__]
+    versions = [__version__, platform.python_version(), np.__version__, platform.machine()]
     for distribution in ("tensorflow", "tensorflow-cpu", "keras"):
         try:
             versions.append(f"{distribution}={metadata.version(distribution)}")
@@ -81,9 +90,11 @@ def grader_fingerprint() -> str:
 
 
 def reference_key(solution: bytes, assignment: str, seed: int) -> str:
+    quiet_tensorflow()  # the values the children will run with, when the caller did not set them
+    environment = "\0".join(f"{name}={os.environ.get(name, '')}" for name in NUMERIC_ENVIRONMENT)
     digest = hashlib.sha256()
     for part in (f"reference/{FORMAT}".encode(), solution, assignment.encode(), str(seed).encode(),
-                 grader_fingerprint().encode()):
+                 grader_fingerprint().encode(), environment.encode()):
         digest.update(len(part).to_bytes(8, "big") + part)
     return digest.hexdigest()
 
