@@ -22,6 +22,9 @@ by field when read, and written to a temporary file and renamed, so two graders 
 once each leave a complete file. Only clean runs are kept: a timeout, a crash or an out-of-memory outcome depends on the
 machine's load, not on the cases, so a run with one of them is recomputed next time.
 
+Each run with a new seed adds an entry per assignment (about 1 MB for the assignments with n = 100,000
+cases): the folder keeps the ``KEEP`` entries used last and removes older ones when it writes.
+
 Where: ``$AUTOGRADER_CACHE``, else ``$XDG_CACHE_HOME/tf-autodiff-autograder``, else
 ``~/.cache/tf-autodiff-autograder``. ``AUTOGRADER_CACHE=off`` turns the cache off. The folder is made
 readable by its owner only, and every child that runs a submission has it hidden (see ``grading``).
@@ -47,6 +50,7 @@ from autograder.quiet import quiet_tensorflow
 from autograder.sandbox import ErrorInfo, RunRecord, TaskOutcome
 
 FORMAT = 3
+KEEP = 64  # entries kept (the ones read or written last); about 40 MB
 DISABLED = ("", "0", "off", "no", "none", "false")
 CACHEABLE = ("ok", "error")  # outcomes that depend only on the cases, never on the machine's load
 # Environment variables under which TensorFlow computes other last bits (or on another device).
@@ -126,9 +130,15 @@ class ReferenceCache:
             digest, _, text = self.path(key).read_bytes().partition(b"\n")
             if hashlib.sha256(text).hexdigest().encode() != digest:
                 return None
-            return _record_from_json(json.loads(text.decode("utf-8")), tasks)
+            record = _record_from_json(json.loads(text.decode("utf-8")), tasks)
         except (OSError, ValueError, KeyError, TypeError, AttributeError, wire.WireError):
             return None
+        if record is not None:
+            try:
+                os.utime(self.path(key))  # used: the last to be removed
+            except OSError:
+                pass  # a folder this grader may read but not write
+        return record
 
     def save(self, key: str, tasks: list[Task], record: RunRecord) -> bool:
         """Keep a clean record; a record with an outcome that depends on the machine is not kept."""
@@ -145,6 +155,7 @@ class ReferenceCache:
                 handle.flush()
                 os.fsync(handle.fileno())
             os.replace(handle.name, self.path(key))  # atomic: a reader sees the old file or the new one
+            self._trim()
             return True
         except OSError:
             try:
@@ -152,6 +163,21 @@ class ReferenceCache:
             except (OSError, UnboundLocalError):
                 pass
             return False
+
+
+    def _trim(self) -> None:
+        """Remove all but the ``KEEP`` entries used last (another grader may be removing them too)."""
+        entries = []
+        for path in self.folder.glob("reference-*.json"):
+            try:
+                entries.append((path.stat().st_mtime, path))
+            except OSError:
+                continue
+        for _, path in sorted(entries, reverse=True)[KEEP:]:
+            try:
+                path.unlink()
+            except OSError:
+                pass
 
 
 # --------------------------------------------------------------------------- plain data, both ways
