@@ -31,7 +31,6 @@ readable by its owner only, and every child that runs a submission has it hidden
 """
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import os
@@ -182,14 +181,6 @@ class ReferenceCache:
 
 # --------------------------------------------------------------------------- plain data, both ways
 
-def _value_to_json(value: wire.Value) -> dict:
-    if value.is_none:
-        return {"none": True, "type": value.type_name}
-    array = np.asarray(value.array, dtype="<f8")  # not ascontiguousarray: it makes a scalar of shape (1,)
-    return {"type": value.type_name, "dtype": value.dtype, "shape": [int(n) for n in array.shape],
-            "data": base64.b64encode(array.tobytes(order="C")).decode("ascii")}
-
-
 def _value_from_json(data) -> wire.Value:
     value = wire.decode_value(data)
     if value.is_none:  # wire.decode_value names every None "NoneType"; keep the name that was saved
@@ -213,7 +204,7 @@ def _record_to_json(tasks: list[Task], record: RunRecord) -> dict:
     for number, outcome in record.outcomes.items():
         outcomes[str(number)] = {
             "status": outcome.status,
-            "outputs": None if outcome.outputs is None else {name: _value_to_json(value)
+            "outputs": None if outcome.outputs is None else {name: wire.value_to_json(value)
                                                              for name, value in outcome.outputs.items()},
             "error": None if outcome.error is None else _error_to_json(outcome.error),
             "message": outcome.message,

@@ -26,6 +26,7 @@ from autograder import wire  # noqa: E402
 from autograder.exercises import all_assignments, assignment_by_id  # noqa: E402
 from autograder.isolation import contain  # noqa: E402
 from autograder.jobs import STUDENT, ChildJob  # noqa: E402
+from autograder.probing import encoded_outputs, parameters  # noqa: E402
 from autograder.spec import ContractError  # noqa: E402
 
 all_assignments()  # the exercise modules too, for the same reason
@@ -126,7 +127,7 @@ def _load(job: ChildJob, send) -> dict:
         value = namespace.get(exercise.id)
         if value is None:
             continue
-        defined[exercise.id] = _parameters(value)
+        defined[exercise.id] = parameters(value)
     send({"event": "loaded", "errors": errors, "defined": defined})
     return namespace
 
@@ -136,32 +137,12 @@ def _display(*objects, **_ignored) -> None:
         print(obj)
 
 
-def _parameters(value: Any) -> list[str] | str:
-    import inspect
-
-    if not callable(value):
-        return f"not a function but a {type(value).__name__}"
-    try:
-        return [
-            p.name for p in inspect.signature(value).parameters.values()
-            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-        ]
-    except (TypeError, ValueError):
-        return []
-
-
 def _run_task(number: int, exercise, function, case) -> dict:
     started = time.perf_counter()
     try:
         if function is None:
             raise ContractError(f"{exercise.id} is not defined")
-        outputs = exercise.probe(function, case.args)
-        encoded = {}
-        for name, value in outputs.items():
-            try:
-                encoded[name] = wire.encode_value(value)
-            except TypeError as error:
-                raise ContractError(f"{exercise.output(name).label} came back as {error}") from None
+        encoded = encoded_outputs(exercise, function, case.args)
         return {"event": "task-result", "task": number, "outputs": encoded,
                 "seconds": time.perf_counter() - started}
     except BaseException as error:  # noqa: BLE001

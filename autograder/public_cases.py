@@ -14,18 +14,17 @@ A test checks the stored files against a fresh run of the solutions.
 """
 from __future__ import annotations
 
-import base64
 import json
 import sys
 from pathlib import Path
 
-import numpy as np
 
 from autograder.exercises import all_assignments
-from autograder.jobs import STUDENT, Task
+from autograder.jobs import STUDENT
 from autograder.sandbox import ErrorInfo, TaskOutcome
 from autograder.spec import Assignment, Case, Exercise
-from autograder.wire import Value, decode_value
+from autograder.wire import decode_value
+from autograder.wire import value_to_json as wire_value_to_json
 
 DATA = Path(__file__).resolve().parent / "public_cases"
 PUBLIC_SEED = 0  # public cases are fixed; the seed only fills the random ones, which are never public
@@ -54,19 +53,11 @@ def outcome_from_json(data: dict | None) -> TaskOutcome | None:
 
 # --------------------------------------------------------------------------- writing (the instructor)
 
-def value_to_json(value: Value) -> dict:
-    if value.is_none:
-        return {"none": True, "type": "NoneType"}
-    array = np.asarray(value.array, dtype="<f8")
-    return {"type": value.type_name, "dtype": value.dtype, "shape": [int(n) for n in array.shape],
-            "data": base64.b64encode(array.tobytes(order="C")).decode("ascii")}
-
-
 def outcome_to_json(outcome: TaskOutcome | None) -> dict | None:
     if outcome is None:
         return None
     if outcome.status == "ok":
-        return {"status": "ok", "outputs": {name: value_to_json(v) for name, v in sorted(outcome.outputs.items())}}
+        return {"status": "ok", "outputs": {name: wire_value_to_json(v) for name, v in sorted(outcome.outputs.items())}}
     error = outcome.error
     return {"status": outcome.status, "type": error.type if error else "",
             "message": (error.message if error else outcome.message)[:500]}
@@ -74,16 +65,12 @@ def outcome_to_json(outcome: TaskOutcome | None) -> dict | None:
 
 def compute(assignment: Assignment, solutions: Path) -> dict:
     """Run the solution and the mistake models on the public cases, in a child, as grading does."""
-    from autograder.grading import REFERENCE_LIMITS, SetupError, make_run  # the grading machinery, only here
+    from autograder.grading import REFERENCE_LIMITS, SetupError, make_run, reference_tasks  # the grading machinery, only here
     from autograder.loader import read_submission
     from autograder.sandbox import run_all
 
     cases = {exercise.id: public_cases(exercise) for exercise in assignment.exercises}
-    tasks = [Task(e.id, i, STUDENT) for e in assignment.exercises for i in range(len(cases[e.id]))]
-    for exercise in assignment.exercises:
-        for k, mistake in enumerate(exercise.mistakes):
-            tasks += [Task(exercise.id, i, f"mistake:{k}") for i, case in enumerate(cases[exercise.id])
-                      if mistake.cases(case)]
+    tasks = reference_tasks(assignment, cases)
     source = read_submission(solutions / assignment.id / f"{assignment.id}.ipynb")
     run = make_run(("public", assignment.id), source, assignment, cases, tasks, REFERENCE_LIMITS, reference=True)
     (finished,) = list(run_all([run], jobs=1))

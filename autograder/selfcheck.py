@@ -24,10 +24,11 @@ from autograder import static_checks
 from autograder.diagnose import ExerciseEvidence, evaluate_exercise
 from autograder.exercises import all_assignments
 from autograder.loader import Cell, SubmissionSource, neutralise_ipython
+from autograder.probing import encoded_outputs, parameters
 from autograder.public_cases import load, outcome_from_json, public_cases
 from autograder.sandbox import ErrorInfo, TaskOutcome
 from autograder.spec import ContractError, Exercise
-from autograder.wire import decode_value, encode_value
+from autograder.wire import decode_value
 
 
 class SelfCheckFailed(AssertionError):
@@ -56,7 +57,7 @@ def check(exercise_id: str, namespace: dict[str, Any] | None = None) -> None:
         mistakes=[[outcome_from_json(stored[case.id]["mistakes"][k]) for case in cases]
                   for k in range(len(exercise.mistakes))],
         static=static_checks.analyze(source, exercise_id),
-        defined=_parameters(function) if exercise_id in namespace else None,
+        defined=parameters(function) if exercise_id in namespace else None,
         load_errors=[],
         source=source,
     )
@@ -83,13 +84,7 @@ def _exercise(exercise_id: str) -> tuple[str, Exercise]:
 def _run(exercise: Exercise, function: Callable, args) -> TaskOutcome:
     """The probe, as the grader's child runs it, and its outputs as the grader's parent receives them."""
     try:
-        outputs = exercise.probe(function, args)
-        encoded = {}
-        for name, value in outputs.items():
-            try:
-                encoded[name] = encode_value(value)
-            except TypeError as error:
-                raise ContractError(f"{exercise.output(name).label} came back as {error}") from None
+        encoded = encoded_outputs(exercise, function, args)
         return TaskOutcome("ok", outputs={name: decode_value(value) for name, value in encoded.items()})
     except Exception as error:  # noqa: BLE001  (the student's error is the finding)
         return TaskOutcome("error", error=_error_info(error))
@@ -138,12 +133,3 @@ def session_source(namespace: dict[str, Any]) -> SubmissionSource:
             cells.append(Cell(index=number + 1, source=text, code=text))
     return SubmissionSource(path=None, kind="notebook", cells=cells, cell_label="cell [{}]")
 
-
-def _parameters(value: Any) -> list[str] | str:
-    if not callable(value):
-        return f"not a function but a {type(value).__name__}"
-    try:
-        return [p.name for p in inspect.signature(value).parameters.values()
-                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    except (TypeError, ValueError):
-        return []

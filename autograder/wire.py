@@ -132,6 +132,15 @@ def decode_value(data: Any) -> Value:
     return Value(array, type_name, dtype)
 
 
+def value_to_json(value: Value) -> dict:
+    """A decoded Value back to the dict ``decode_value`` reads: for values kept on disk."""
+    if value.is_none:
+        return {"none": True, "type": value.type_name}
+    array = np.asarray(value.array, dtype="<f8")  # not ascontiguousarray: it makes a scalar of shape (1,)
+    return {"type": value.type_name, "dtype": value.dtype, "shape": [int(n) for n in array.shape],
+            "data": base64.b64encode(array.tobytes(order="C")).decode("ascii")}
+
+
 def text(value: Any, what: str) -> str:
     if type(value) is not str:
         raise WireError(f"{what} must be a string")
