@@ -7,6 +7,7 @@ Data flows one way: submissions are read (``loader``), run in children
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import random
 import sys
@@ -48,7 +49,7 @@ class Settings:
     journal: Journal | None = None  # keep finished results on disk, resume an interrupted run
     # reference outcomes kept on disk between runs (None: always recompute); see autograder/cache.py
     cache: ReferenceCache | None = field(default_factory=ReferenceCache.from_environment)
-    dedupe: bool = True  # byte-identical submissions of the same assignment run once, their results are shared
+    dedupe: bool = True  # submissions that run the same code (same assignment) run once, their results are shared
 
     def solutions_dir(self) -> Path:
         candidates = [self.solutions, os.environ.get("AUTOGRADER_SOLUTIONS"),
@@ -85,7 +86,7 @@ class Pending:
     source: SubmissionSource
     assignment: str | None
     key: str  # what determines its result, for the journal
-    content: str = ""  # digest of the file's bytes: equal bytes (same assignment, same seed), equal results
+    program: str = ""  # digest of the code the child runs: the same program (assignment, seed), the same run
     static: dict[str, object] = field(default_factory=dict)  # exercise id -> what the static reading found
 
 
@@ -98,6 +99,13 @@ def cells_for_child(source: SubmissionSource, only_reference_cells: bool = False
         filename = f"<cell {cell.index}>" if source.kind == "notebook" else "<submission>"
         cells.append((cell.index, cell.code, filename))
     return cells
+
+
+def program_digest(source: SubmissionSource) -> str:
+    """What a child's run depends on from the submission: the code it runs, cell by cell, under the names its
+    tracebacks give. Outputs, execution counts, metadata and markdown are not part of it: a notebook re-saved
+    by JupyterLab runs the same program as the file it came from."""
+    return hashlib.sha256(json.dumps([source.kind, cells_for_child(source)]).encode()).hexdigest()
 
 
 def student_tasks(assignment: Assignment, cases: dict[str, list]) -> list[Task]:
@@ -139,7 +147,8 @@ def grade(found: Iterable[Found], settings: Settings,
     is done. With ``settings.journal``, finished results are kept on disk and not graded again.
     With ``settings.cache``, the reference's outcomes are read from disk when an earlier run
     computed them for the same solution, seed and grader. With ``settings.dedupe``, submissions
-    with the same bytes (the template handed in unchanged by many students) run once.
+    that run the same code (the template handed in unchanged by many students, whatever its outputs,
+    execution counts and markdown) run once.
     """
     journal = settings.journal
     if journal is not None:
@@ -159,7 +168,7 @@ def grade(found: Iterable[Found], settings: Settings,
         content = _content(item)
         pending.append(Pending(item, source, assignment_id, result_key(item.shown_as, content, assignment_id,
                                                                        settings.seed),
-                               hashlib.sha256(content).hexdigest()))
+                               program_digest(source)))
     results: dict[int, SubmissionResult] = {}
     for number, item in enumerate(pending):
         earlier = journal.load(item.key) if journal is not None else None
@@ -215,14 +224,14 @@ def grade(found: Iterable[Found], settings: Settings,
     hidden = hidden_paths([p.found.path for p in pending], solutions,
                           extra=(cache.folder,) if cache is not None else ())
     waiting: dict[str, list[tuple[int, RunRecord]]] = {a_id: [] for a_id in assignments}  # for their reference
-    copies: dict[int, list[int]] = {}  # the submission that runs -> the byte-identical ones that share its run
+    copies: dict[int, list[int]] = {}  # the submission that runs -> the ones with the same program, sharing its run
     first_of: dict[tuple[str, str], int] = {}
     students: list[SubmissionRun] = []
     for number in todo:
         item = pending[number]
         if item.assignment and item.source.problem is None:
             if settings.dedupe:
-                same = first_of.setdefault((item.content, item.assignment), number)
+                same = first_of.setdefault((item.program, item.assignment), number)
                 if same != number:
                     copies[same].append(number)
                     continue

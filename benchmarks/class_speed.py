@@ -12,11 +12,18 @@ The kit runs twice per size: with an empty reference cache (it runs the referenc
 mistake models itself: a first run with a new seed), and with the reference outcomes kept by an earlier
 run with the same seed (AUTOGRADER_CACHE; what a second run, a regrade, or a class graded in shards pays).
 ``--dedupe-row`` adds, for sizes above the example class's 29 notebooks, a run of a class whose copies of
-the same example ARE byte-identical (a template handed in unchanged), to show what dedupe saves, apart.
+the same example run the SAME code and differ only as re-saved notebooks do (metadata), to show what
+grading each program once saves, apart.
+
+The floor row is what no isolated grader can beat on these cases: every example notebook's own code on
+its exercises' cases, run one after another in ONE process that imported TensorFlow once (no fork, no
+containment, no diagnosis, no reference; warm caches shared by all notebooks), then for a class of N
+copies: the import plus the sum of the copies' times divided by the cores. ``--skip-floor`` leaves it out.
 
 Printed per run: wall time, the median time per submission (the kit: each submission's time in its
-worker, from the grader's results; nbgrader: the time between consecutive notebooks in its log), the
-largest resident memory of any one process (sampled from /proc), and nbgrader's wall time over the kit's.
+worker, from the grader's results; nbgrader: the time between consecutive notebooks in its log; the
+floor: each notebook's time in the warm process), the largest resident memory of any one process
+(sampled from /proc), and nbgrader's wall time over the kit's (and over the floor's).
 A measurement, not a test.
 """
 from __future__ import annotations
@@ -37,11 +44,16 @@ ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 
 
+def examples() -> list[Path]:
+    return sorted((ROOT / "examples" / "submitted").glob("*/*/*.ipynb"))
+
+
 def build_class(folder: Path, size: int, distinct: bool = True) -> list[Path]:
-    examples = sorted((ROOT / "examples" / "submitted").glob("*/*/*.ipynb"))
-    made = []
+    """``distinct``: each copy's code differs by a comment; else copies run the same code and differ only as
+    notebooks re-saved by JupyterLab do (execution counts, metadata), so they differ in bytes all the same."""
+    made, sources = [], examples()
     for number in range(size):
-        source = examples[number % len(examples)]
+        source = sources[number % len(sources)]
         assignment = source.parent.name
         target = folder / "submitted" / f"s{number:03d}" / assignment / source.name
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -53,10 +65,11 @@ def build_class(folder: Path, size: int, distinct: bool = True) -> list[Path]:
             if lines and not lines[-1].endswith("\n"):
                 lines[-1] += "\n"
             cell["source"] = lines + [f"# handed in by s{number:03d}"]
+        else:
+            notebook["metadata"]["saved_by"] = f"s{number:03d}"
         target.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         made.append(target)
-    if distinct:
-        assert len({p.read_bytes() for p in made}) == len(made), "copies must differ"
+    assert len({p.read_bytes() for p in made}) == len(made), "copies must differ in bytes"
     return made
 
 
@@ -138,6 +151,86 @@ def kit_run(seconds_file: str, argv: list[str]) -> int:
     return status
 
 
+def floor_run(output: str) -> int:
+    """The least any isolated grader could pay: every example notebook's own code on its exercises' cases
+    (seed 1, the kit's runs' seed), one after another in ONE warm process that imported TensorFlow once,
+    with no fork, no containment, no reading, no diagnosis and no reference. Written as JSON: the import's
+    seconds and each notebook's seconds (its cells, then every case of every exercise)."""
+    import builtins
+    import contextlib
+    import io
+    import signal
+
+    started = time.perf_counter()
+    import autograder.child  # noqa: F401  (what the fork server preloads: TensorFlow, Keras, the exercises)
+    import tensorflow as tf
+
+    from autograder.exercises import assignment_by_id
+    from autograder.grading import cells_for_child
+    from autograder.isolation import Containment, _limits
+    from autograder.loader import read_submission
+    from autograder.probing import encoded_outputs
+
+    imported = time.perf_counter() - started
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(quiet, 2)  # the examples' pfor failures log pages of graph through TensorFlow's own handler
+    # As in each child: one thread each, and the memory ceiling that stops a materialised 100,000 x 100,000
+    # Jacobian at once (without it, allocating fails only after a minute of page faults).
+    tf.config.threading.set_inter_op_parallelism_threads(1)
+    tf.config.threading.set_intra_op_parallelism_threads(1)
+    settings = Containment()
+    _limits(settings, [])
+
+    def on_alarm(*_):
+        raise TimeoutError
+
+    signal.signal(signal.SIGALRM, on_alarm)
+    seconds = {}
+    for notebook in examples():
+        assignment = assignment_by_id(notebook.parent.name)
+        namespace = {"__name__": "__main__", "__builtins__": builtins, "display": print}
+        began = time.perf_counter()
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            for _, code, filename in cells_for_child(read_submission(notebook)):
+                try:
+                    signal.alarm(30)
+                    exec(compile(code, filename, "exec"), namespace)  # noqa: S102  (the example class, trusted)
+                except BaseException:  # noqa: BLE001  (the examples make mistakes on purpose)
+                    pass
+                finally:
+                    signal.alarm(0)
+            for exercise in assignment.exercises:
+                for case in exercise.cases(1):
+                    try:
+                        signal.alarm(int(case.time_limit) + 1)
+                        encoded_outputs(exercise, namespace[exercise.id], case.args)
+                    except BaseException:  # noqa: BLE001
+                        pass
+                    finally:
+                        signal.alarm(0)
+        seconds[str(notebook.relative_to(ROOT))] = time.perf_counter() - began
+    Path(output).write_text(json.dumps({"import": imported, "notebooks": seconds}))
+    return 0
+
+
+def floor(scratch: Path) -> dict:
+    out = scratch / "floor.json"
+    timed([sys.executable, str(Path(__file__).resolve()), "--floor-run", str(out)], ROOT, environment())
+    return json.loads(out.read_text())
+
+
+def floor_row(measured: dict, size: int, jobs: int) -> dict:
+    """The class of ``size`` copies, at the floor: the import once, then the notebooks' own seconds shared
+    perfectly among ``jobs`` cores."""
+    sources = examples()
+    per = [measured["notebooks"][str(sources[n % len(sources)].relative_to(ROOT))] for n in range(size)]
+    by_assignment: dict[str, list[float]] = {}
+    for n, value in enumerate(per):
+        by_assignment.setdefault(sources[n % len(sources)].parent.name, []).append(value)
+    return {"wall": measured["import"] + sum(per) / jobs, "median": statistics.median(per),
+            "assignments": {a: statistics.median(v) for a, v in sorted(by_assignment.items())}}
+
+
 NBGRADER_LINE = re.compile(r"^\[(?P<time>[\d.]+)\] .*?(?:submitted|autograded)/(?P<student>[^/]+)/")
 
 
@@ -170,25 +263,31 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[20, 200])
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--skip-nbgrader", action="store_true")
-    parser.add_argument("--dedupe-row", action="store_true", help="also grade a class of byte-identical copies")
+    parser.add_argument("--dedupe-row", action="store_true", help="also grade a class of copies that run the same code")
+    parser.add_argument("--skip-floor", action="store_true")
     parser.add_argument("--kit-run", metavar="SECONDS_FILE", help=argparse.SUPPRESS)
+    parser.add_argument("--floor-run", metavar="OUTPUT", help=argparse.SUPPRESS)
     args, rest = parser.parse_known_args()
+    if args.floor_run:
+        raise SystemExit(floor_run(args.floor_run))
     if args.kit_run:
         raise SystemExit(kit_run(args.kit_run, rest[1:] if rest[:1] == ["--"] else rest))
     rows = [("tool", "N", "reference cache", "wall s", "s / submission (median)", "peak MiB", "nbgrader / kit")]
     details = []
     with tempfile.TemporaryDirectory(prefix="bench-") as scratch:
         scratch = Path(scratch)
+        measured_floor = None if args.skip_floor else floor(scratch)
         for size in args.sizes:
             folder = scratch / f"kit{size}"
             build_class(folder, size)
             cold = kit(folder, args.jobs, scratch / f"cache-cold-{size}")  # empty: a first run with this seed
             warm = kit(folder, args.jobs, scratch / f"cache-cold-{size}")  # the outcomes the first run kept
             runs = [("empty", cold), ("kept", warm)]
-            if args.dedupe_row and size > len(list((ROOT / "examples" / "submitted").glob("*/*/*.ipynb"))):
+            if args.dedupe_row and size > len(examples()):
                 copies = scratch / f"copies{size}"
                 build_class(copies, size, distinct=False)
-                runs.append(("kept, byte-identical copies (dedupe)", kit(copies, args.jobs, scratch / f"cache-cold-{size}")))
+                runs.append((f"kept, copies of {len(examples())} programs (each graded once)",
+                             kit(copies, args.jobs, scratch / f"cache-cold-{size}")))
             nb = None
             if size <= 20 and not args.skip_nbgrader:
                 course = scratch / f"nbgrader{size}"
@@ -200,6 +299,13 @@ def main() -> None:
                              f"{run['median']:.2f}", f"{run['peak']:.0f}", ratio))
                 details.append(f"  N = {size}, cache {label}: median s per submission by assignment: "
                                + ", ".join(f"{a} {s:.2f}" for a, s in run["assignments"].items()))
+            if measured_floor:
+                low = floor_row(measured_floor, size, args.jobs)
+                ratio = f"{nb['wall'] / low['wall']:.1f}x" if nb else ""
+                rows.append((f"floor on {args.jobs} cores (no isolation)", str(size), "not needed",
+                             f"{low['wall']:.1f}", f"{low['median']:.2f}", "", ratio))
+                details.append(f"  N = {size}, floor: median s per submission by assignment: "
+                               + ", ".join(f"{a} {s:.2f}" for a, s in low["assignments"].items()))
             if nb:
                 rows.append(("nbgrader autograde", str(size), "", f"{nb['wall']:.1f}", f"{nb['median']:.2f}",
                              f"{nb['peak']:.0f}", ""))

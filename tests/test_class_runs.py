@@ -1,5 +1,5 @@
 """A class graded in parallel, one submission at a time, in shards, with or without the reference cache,
-and with byte-identical copies graded once, gives the same results."""
+and with copies of one program graded once, gives the same results."""
 from __future__ import annotations
 
 import hashlib
@@ -129,16 +129,29 @@ def test_cached_reference_outcomes_give_the_results_of_a_run_without_the_cache(c
     assert json.loads(other.stdout) == one_job
 
 
-def test_byte_identical_submissions_are_graded_once_with_the_results_of_distinct_ones(tmp_path):
-    """The template handed in unchanged by many: one run, the same results as copies that differ in a comment."""
+def test_submissions_that_run_the_same_code_are_graded_once_with_the_results_of_distinct_ones(tmp_path):
+    """The template handed in unchanged by many, re-saved by JupyterLab (other outputs, execution counts,
+    metadata, an extra markdown cell): one run, the same results as copies whose code differs by a comment."""
     source = ROOT / "examples" / "submitted" / "bram" / "custom_gradients" / "custom_gradients.ipynb"
-    for student in ("same1", "same2", "same3"):
+    for number, student in enumerate(("same1", "same2", "same3")):
+        notebook = nbformat.read(source, as_version=4)
+        notebook.metadata["resaved_by"] = student
+        for cell in notebook.cells:
+            if cell.cell_type == "code":
+                cell.execution_count = number + 1
+                cell.outputs = [nbformat.v4.new_output("stream", text=f"{student}\n")] if number else []
+        if number == 2:
+            notebook.cells.append(nbformat.v4.new_markdown_cell(f"Handed in by {student}."))
         target = tmp_path / "submitted" / student / "custom_gradients" / "custom_gradients.ipynb"
         target.parent.mkdir(parents=True)
-        target.write_bytes(source.read_bytes())
+        nbformat.write(notebook, target)
+    assert len({(tmp_path / "submitted" / s / "custom_gradients" / "custom_gradients.ipynb").read_bytes()
+                for s in ("same1", "same2", "same3")}) == 3
     for student in ("other1", "other2", "other3"):
         notebook = nbformat.read(source, as_version=4)
-        notebook.cells.append(nbformat.v4.new_markdown_cell(f"Handed in by {student}."))
+        code = next(cell for cell in notebook.cells if cell.cell_type == "code"
+                    and cell.metadata.get("nbgrader", {}).get("solution"))
+        code.source += f"\n# handed in by {student}"  # a different program (for the grader), the same results
         target = tmp_path / "submitted" / student / "custom_gradients" / "custom_gradients.ipynb"
         target.parent.mkdir(parents=True)
         nbformat.write(notebook, target)
@@ -151,7 +164,7 @@ def test_byte_identical_submissions_are_graded_once_with_the_results_of_distinct
                                                                         "submission": ""}
         assert results[same]["submission"].endswith(f"{same}/custom_gradients/custom_gradients.ipynb")
     assert results["same1"]["score"] < results["same1"]["max_score"]  # bram's mistakes, named for each copy
-    # Four runs for six submissions: the three byte-identical copies shared one (counted through the API).
+    # Four runs for six submissions: the three copies of one program shared one (counted through the API).
     counting = """
 import json, sys
 from pathlib import Path
