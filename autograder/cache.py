@@ -1,4 +1,5 @@
-"""Reference outcomes kept on disk, so that a second run (or a one-notebook run) does not recompute them.
+"""Reference outcomes kept on disk, so that a second run (or a one-notebook run) does not recompute them;
+and grades kept beside them (``ResultStore``, below), which a run reuses when asked.
 
 The reference solution and the mistake models give the same numbers every time they run on the same
 cases, so their outcomes are kept, keyed by everything that determines them:
@@ -45,11 +46,14 @@ import numpy as np
 
 from autograder import __version__, wire
 from autograder.jobs import Task
+from autograder.journal import load_result
 from autograder.quiet import quiet_tensorflow
+from autograder.results import SubmissionResult
 from autograder.sandbox import ErrorInfo, RunRecord, TaskOutcome
 
 FORMAT = 3
 KEEP = 64  # entries kept (the ones read or written last); about 40 MB
+KEEP_RESULTS = 20_000  # grades kept (a few KB each): a few classes' worth
 DISABLED = ("", "0", "off", "no", "none", "false")
 CACHEABLE = ("ok", "error")  # outcomes that depend only on the cases, never on the machine's load
 # Environment variables under which TensorFlow computes other last bits (or on another device).
@@ -73,12 +77,13 @@ def default_folder() -> Path | None:
 
 
 @cache
-def grader_fingerprint() -> str:
-    """What computes a reference's outcomes: the package's source (but ``PARENT_ONLY``) and the libraries."""
+def grader_fingerprint(whole: bool = False) -> str:
+    """What computes a reference's outcomes: the package's source (but ``PARENT_ONLY``, unless ``whole``: a
+    kept grade depends on the feedback's wording too) and the libraries."""
     digest = hashlib.sha256()
     package = Path(__file__).resolve().parent
     for path in sorted(package.rglob("*.py")):
-        if path.relative_to(package).as_posix() in PARENT_ONLY:
+        if not whole and path.relative_to(package).as_posix() in PARENT_ONLY:
             continue
         part = path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes()
         digest.update(len(part).to_bytes(8, "big") + part)
@@ -126,57 +131,124 @@ class ReferenceCache:
     def load(self, key: str, tasks: list[Task]) -> RunRecord | None:
         """The kept record for these tasks, or None (missing, unreadable, or for other tasks)."""
         try:
-            digest, _, text = self.path(key).read_bytes().partition(b"\n")
-            if hashlib.sha256(text).hexdigest().encode() != digest:
-                return None
-            record = _record_from_json(json.loads(text.decode("utf-8")), tasks)
-        except (OSError, ValueError, KeyError, TypeError, AttributeError, wire.WireError):
+            text = _read_entry(self.path(key))
+            record = None if text is None else _record_from_json(json.loads(text.decode("utf-8")), tasks)
+        except (ValueError, KeyError, TypeError, AttributeError, wire.WireError):
             return None
         if record is not None:
-            try:
-                os.utime(self.path(key))  # used: the last to be removed
-            except OSError:
-                pass  # a folder this grader may read but not write
+            _mark_used(self.path(key))
         return record
 
     def save(self, key: str, tasks: list[Task], record: RunRecord) -> bool:
         """Keep a clean record; a record with an outcome that depends on the machine is not kept."""
-        if not record.loaded or record.problems or any(
-                record.outcomes.get(n) is None or record.outcomes[n].status not in CACHEABLE
-                for n in range(len(tasks))):
+        if not clean(record, len(tasks)):
             return False
         text = json.dumps(_record_to_json(tasks, record), allow_nan=True).encode("utf-8")
+        return _write_entry(self.folder, self.path(key), text, "reference-*.json", KEEP)
+
+
+def clean(record: RunRecord, tasks: int) -> bool:
+    """Every task ran to an outcome that depends only on the cases (not on the machine's load)."""
+    return record.loaded and not record.problems and all(
+        record.outcomes.get(n) is not None and record.outcomes[n].status in CACHEABLE for n in range(tasks))
+
+
+@dataclass
+class ResultStore:
+    """Grades kept on disk, so that a later run grades only what it has not graded before.
+
+    Written by every run that has a cache folder (in its ``results/``), for clean runs only; read only when
+    asked (``autograder grade --reuse-results``, which each nbgrader graded cell passes: after a class run,
+    ``nbgrader autograde`` then reuses its grades instead of starting one grader per notebook). The key
+    holds everything a grade depends on: the code the submission runs (``grading.program_digest``, not the
+    file's bytes: outputs and metadata do not count), the reference key (solution, assignment, seed, grader,
+    libraries, numeric environment), the whole grader's source (the feedback's wording) and the limits.
+    """
+
+    folder: Path
+
+    @classmethod
+    def inside(cls, cache: ReferenceCache) -> "ResultStore":
+        return cls(cache.folder / "results")
+
+    @staticmethod
+    def key(program: str, reference: str, limits: object) -> str:
+        digest = hashlib.sha256()
+        for part in (f"result/{FORMAT}".encode(), program.encode(), reference.encode(),
+                     grader_fingerprint(whole=True).encode(), repr(limits).encode()):
+            digest.update(len(part).to_bytes(8, "big") + part)
+        return digest.hexdigest()
+
+    def path(self, key: str) -> Path:
+        return self.folder / f"result-{key}.json"
+
+    def load(self, key: str) -> SubmissionResult | None:
+        text = _read_entry(self.path(key))
+        try:
+            result = None if text is None else load_result(json.loads(text.decode("utf-8")))
+        except ValueError:
+            return None
+        if result is not None:
+            _mark_used(self.path(key))
+        return result
+
+    def save(self, key: str, result: SubmissionResult) -> bool:
+        data = {**result.to_json(), "seconds": result.seconds, "notes": result.notes}
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile("wb", dir=self.folder, delete=False,
-                                             prefix=".reference-", suffix=".tmp") as handle:
-                handle.write(hashlib.sha256(text).hexdigest().encode() + b"\n" + text)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(handle.name, self.path(key))  # atomic: a reader sees the old file or the new one
-            self._trim()
-            return True
+            os.chmod(self.folder, 0o700)
         except OSError:
-            try:
-                os.unlink(handle.name)
-            except (OSError, UnboundLocalError):
-                pass
             return False
+        return _write_entry(self.folder, self.path(key), json.dumps(data).encode("utf-8"), "result-*.json",
+                            KEEP_RESULTS)
 
 
-    def _trim(self) -> None:
-        """Remove all but the ``KEEP`` entries used last (another grader may be removing them too)."""
-        entries = []
-        for path in self.folder.glob("reference-*.json"):
-            try:
-                entries.append((path.stat().st_mtime, path))
-            except OSError:
-                continue
-        for _, path in sorted(entries, reverse=True)[KEEP:]:
-            try:
-                path.unlink()
-            except OSError:
-                pass
+# --------------------------------------------------------------------------- entries on disk
+
+def _read_entry(path: Path) -> bytes | None:
+    """An entry's data, or None when it is missing or its digest does not match (a disk error, a hand edit)."""
+    try:
+        digest, _, text = path.read_bytes().partition(b"\n")
+    except OSError:
+        return None
+    return text if hashlib.sha256(text).hexdigest().encode() == digest else None
+
+
+def _mark_used(path: Path) -> None:
+    try:
+        os.utime(path)  # used: the last to be removed
+    except OSError:
+        pass  # a folder this grader may read but not write
+
+
+def _write_entry(folder: Path, path: Path, text: bytes, pattern: str, keep: int) -> bool:
+    """Digest line, then the data; written to a temporary file and renamed, so two graders writing the same
+    entry at once each leave a complete file; then all but the ``keep`` entries used last are removed."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("wb", dir=folder, delete=False, prefix=".entry-", suffix=".tmp") as handle:
+            handle.write(hashlib.sha256(text).hexdigest().encode() + b"\n" + text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(handle.name, path)  # atomic: a reader sees the old file or the new one
+    except OSError:
+        try:
+            os.unlink(handle.name)
+        except (OSError, UnboundLocalError):
+            pass
+        return False
+    entries = []
+    for each in folder.glob(pattern):  # another grader may be removing them too
+        try:
+            entries.append((each.stat().st_mtime, each))
+        except OSError:
+            continue
+    for _, each in sorted(entries, reverse=True)[keep:]:
+        try:
+            each.unlink()
+        except OSError:
+            pass
+    return True
 
 
 # --------------------------------------------------------------------------- plain data, both ways

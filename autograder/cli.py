@@ -60,6 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
                                 "join the shards' JSON with `autograder merge`")
     grade_cmd.add_argument("--memory-limit", type=float, default=Limits.memory_bytes / GiB, metavar="GiB",
                            help="memory per submission (default: %(default)s)")
+    grade_cmd.add_argument("--reuse-results", action="store_true",
+                           help="take the grade an earlier run kept (in the cache folder) for a submission that runs "
+                                "the same code, with the same seed, solutions, grader and limits, instead of running "
+                                "it again (nbgrader's graded cells pass this: grade the class first, autograde after)")
     grade_cmd.add_argument("--fail-under", type=float, metavar="SCORE",
                            help="exit with status 1 when any submission scores below SCORE points")
     grade_cmd.add_argument("--feedback-dir", metavar="DIR",
@@ -199,6 +203,7 @@ def grade_command(args) -> int:
                         limits=Limits(submission_seconds=args.time_limit, memory_bytes=int(args.memory_limit * GiB),
                                       load_seconds=args.cell_time_limit, case_seconds=args.case_time_limit))
     settings.seed = args.seed
+    settings.reuse_results = args.reuse_results
     if args.output:
         settings.journal = Journal.beside(Path(args.output))
     started = time.monotonic()

@@ -124,7 +124,8 @@ def _grade_notebook(run: _Run) -> dict:
 
 def _run_grader(run: _Run) -> dict:
     command = [sys.executable, "-m", "autograder", "grade", str(run.notebook), "--assignment", run.assignment,
-               "--format", "json", "--seed", str(run.seed), "--jobs", "1", "--solutions", str(run.solutions)]
+               "--format", "json", "--seed", str(run.seed), "--jobs", "1", "--solutions", str(run.solutions),
+               "--reuse-results"]
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", TF_ENABLE_ONEDNN_OPTS="0", PYTHONWARNINGS="ignore")
     done = subprocess.run(command, capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL)
     if done.returncode != 0:

@@ -12,13 +12,13 @@ import os
 import random
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Callable, Iterable
 
 from autograder import static_checks
-from autograder.cache import ReferenceCache, reference_key
+from autograder.cache import ReferenceCache, ResultStore, clean, reference_key
 from autograder.diagnose import ExerciseEvidence, evaluate_exercise, unreadable_result
 from autograder.discover import Found, detect_assignment, student_name
 from autograder.exercises import ASSIGNMENT_IDS, assignment_by_id
@@ -50,6 +50,8 @@ class Settings:
     # reference outcomes kept on disk between runs (None: always recompute); see autograder/cache.py
     cache: ReferenceCache | None = field(default_factory=ReferenceCache.from_environment)
     dedupe: bool = True  # submissions that run the same code (same assignment) run once, their results are shared
+    # take the grade an earlier run kept (cache.ResultStore) for the same code, seed, solution, grader and limits
+    reuse_results: bool = False
 
     def solutions_dir(self) -> Path:
         candidates = [self.solutions, os.environ.get("AUTOGRADER_SOLUTIONS"),
@@ -148,7 +150,8 @@ def grade(found: Iterable[Found], settings: Settings,
     With ``settings.cache``, the reference's outcomes are read from disk when an earlier run
     computed them for the same solution, seed and grader. With ``settings.dedupe``, submissions
     that run the same code (the template handed in unchanged by many students, whatever its outputs,
-    execution counts and markdown) run once.
+    execution counts and markdown) run once. With ``settings.reuse_results`` too, a submission graded
+    cleanly by an earlier run (same code, seed, solution, grader and limits) is not run again.
     """
     journal = settings.journal
     if journal is not None:
@@ -158,7 +161,7 @@ def grade(found: Iterable[Found], settings: Settings,
     if journal is not None:
         journal.start(settings.seed)
     found = list(found)
-    if found:
+    if found and not settings.reuse_results:  # when reusing, maybe nothing runs: start it only if needed
         start_fork_server()  # its import of TensorFlow runs while this process reads the submissions
     prework_until = time.monotonic() + PREWORK_SECONDS
     pending = []
@@ -180,11 +183,23 @@ def grade(found: Iterable[Found], settings: Settings,
         print(f"autograder: resuming an interrupted run (seed {settings.seed}): {len(results)} of {len(pending)} "
               "submissions were already graded", file=sys.stderr)
 
-    def finish(number: int, record: RunRecord | None) -> None:
-        result = _result_for(pending[number], record, references)
+    kept_now: set[str] = set()
+
+    def finish(number: int, record: RunRecord | None, kept: SubmissionResult | None = None) -> None:
+        item = pending[number]
+        if kept is not None:
+            result = replace(kept, submission=item.found.shown_as, student=student_name(item.found.path))
+        else:
+            result = _result_for(item, record, references)
+            if store is not None and record is not None and item.assignment in reference_keys \
+                    and clean(record, len(student_tasks(assignments[item.assignment], cases[item.assignment]))):
+                key = store.key(item.program, reference_keys[item.assignment], settings.limits)
+                if key not in kept_now:  # copies of one program share one entry
+                    kept_now.add(key)
+                    store.save(key, result)
         results[number] = result
         if journal is not None:
-            journal.save(pending[number].key, result)
+            journal.save(item.key, result)
         if on_result:
             on_result(result)
 
@@ -205,6 +220,8 @@ def grade(found: Iterable[Found], settings: Settings,
     reference_keys: dict[str, str] = {}
     solutions = settings.solutions_dir() if needed else None
     cache = settings.cache if settings.cache is not None and settings.cache.prepare() else None
+    store = ResultStore.inside(cache) if cache is not None else None
+    reference_runs: dict[str, SubmissionRun] = {}
     for assignment_id, assignment in assignments.items():
         notebook = solutions / assignment_id / f"{assignment_id}.ipynb"
         source = read_submission(notebook)
@@ -219,8 +236,9 @@ def grade(found: Iterable[Found], settings: Settings,
                 references[assignment_id].record = kept
                 done_references.add(assignment_id)
                 continue
-        runs.append(make_run(("reference", assignment_id), source, assignment, cases[assignment_id], tasks,
-                             REFERENCE_LIMITS, reference=True, seed=settings.seed))
+        reference_runs[assignment_id] = make_run(("reference", assignment_id), source, assignment,
+                                                 cases[assignment_id], tasks, REFERENCE_LIMITS, reference=True,
+                                                 seed=settings.seed)
     hidden = hidden_paths([p.found.path for p in pending], solutions,
                           extra=(cache.folder,) if cache is not None else ())
     waiting: dict[str, list[tuple[int, RunRecord]]] = {a_id: [] for a_id in assignments}  # for their reference
@@ -230,6 +248,11 @@ def grade(found: Iterable[Found], settings: Settings,
     for number in todo:
         item = pending[number]
         if item.assignment and item.source.problem is None:
+            if settings.reuse_results and store is not None:
+                kept = store.load(store.key(item.program, reference_keys[item.assignment], settings.limits))
+                if kept is not None and kept.assignment == item.assignment:
+                    finish(number, None, kept)
+                    continue
             if settings.dedupe:
                 same = first_of.setdefault((item.program, item.assignment), number)
                 if same != number:
@@ -245,6 +268,8 @@ def grade(found: Iterable[Found], settings: Settings,
     # Longest first (the references are already in front): the last ones to finish are then short, and no
     # worker waits long for another at the end. The order changes when results come, never what they are.
     cost = {a_id: _expected_seconds(references[a_id]) for a_id in assignments}
+    # A reference runs when a submission of its assignment will (references first: students wait for them).
+    runs += [run for a_id, run in reference_runs.items() if any(s.job.assignment == a_id for s in students)]
     runs += sorted(students, key=lambda run: -cost[run.job.assignment])
 
     def finish_all(number: int, record: RunRecord) -> None:

@@ -3,12 +3,17 @@
 A course is built in a temporary folder from the repository's solutions and
 nbgrader_config.py; `nbgrader generate_assignment`, `nbgrader autograde` and
 `nbgrader generate_feedback` run for real, with the example class placed under
-submitted/. Every grade nbgrader records must equal the CLI's for the same
-notebook and seed, and no student-facing output may show a hidden case.
+submitted/. As an instructor would, the class is first graded with the CLI
+(same seed), all but two students, and the graded cells reuse those grades;
+the two others' graded cells grade their notebooks themselves. Every grade
+nbgrader records must equal the CLI's for the same notebook and seed, and no
+student-facing output may show a hidden case.
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -19,17 +24,29 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
+from autograder.cache import ResultStore, reference_key
 from autograder.exercises import assignment_by_id
+from autograder.grading import program_digest
+from autograder.loader import read_submission
+from autograder.sandbox import Limits
 from conftest import ASSIGNMENT_IDS, ROOT, grade_json, quiet_env
 
 pytestmark = pytest.mark.slow
 SEED = 20261129
 EXAMPLES = ROOT / "examples" / "submitted"
+NOT_GRADED_BEFORE = ("ada", "bram")  # their graded cells grade the notebooks themselves
+LONG_AGO = 1_000_000_000  # kept grades are dated back to 2001: a read brings the date to now
+MARK = 4242.0  # and their "seconds" set to this: a graded cell's own run would write its own seconds
+
+
+def cache_of(course: Path) -> Path:
+    return course / "autograder-cache"
 
 
 def nbgrader(course: Path, *args: str, timeout: float = 3600) -> subprocess.CompletedProcess:
     done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course, capture_output=True, text=True,
-                          env=quiet_env(AUTOGRADER_SEED=str(SEED)), timeout=timeout)
+                          env=quiet_env(AUTOGRADER_SEED=str(SEED), AUTOGRADER_CACHE=str(cache_of(course))),
+                          timeout=timeout)
     assert done.returncode == 0, f"nbgrader {' '.join(args)} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return done
 
@@ -42,6 +59,18 @@ def course(tmp_path_factory) -> Path:
     shutil.copytree(EXAMPLES, course / "submitted")
     for assignment in ASSIGNMENT_IDS:
         nbgrader(course, "generate_assignment", assignment, "--force")
+    pregraded = sorted(str(p) for p in (course / "submitted").iterdir() if p.name not in NOT_GRADED_BEFORE)
+    done = subprocess.run([sys.executable, "-m", "autograder", "grade", *pregraded, "--seed", str(SEED),
+                           "--solutions", str(course / "solutions"), "--format", "json",
+                           "--output", str(course / "class.json")], cwd=course, capture_output=True, text=True,
+                          env=quiet_env(AUTOGRADER_CACHE=str(cache_of(course))), timeout=1800)
+    assert done.returncode == 0, done.stderr[-3000:]
+    for entry in (cache_of(course) / "results").glob("result-*.json"):
+        data = json.loads(entry.read_bytes().partition(b"\n")[2])
+        text = json.dumps({**data, "seconds": MARK}).encode()
+        entry.write_bytes(hashlib.sha256(text).hexdigest().encode() + b"\n" + text)  # still a valid entry
+        os.utime(entry, (LONG_AGO, LONG_AGO))
+    for assignment in ASSIGNMENT_IDS:
         nbgrader(course, "autograde", assignment, "--force")
         nbgrader(course, "generate_feedback", assignment, "--force")
     return course
@@ -69,6 +98,34 @@ def test_nbgrader_records_the_clis_points_for_every_exercise_of_every_submission
                     f"{student}/{assignment}/{exercise['id']}: nbgrader {got}, CLI {exercise['score']}")
             assert notebook.score == pytest.approx(cli["score"], abs=1e-3), f"{student}/{assignment} total"
             assert notebook.max_score == cli["max_score"] == assignment_by_id(assignment).max_score
+
+
+def kept_grade(course: Path, student: str, assignment: str) -> Path:
+    """Where a run keeps the grade of this student's notebook (seed SEED, the course's solutions, default limits)."""
+    notebook = course / "submitted" / student / assignment / f"{assignment}.ipynb"
+    solution = (course / "solutions" / assignment / f"{assignment}.ipynb").read_bytes()
+    store = ResultStore(cache_of(course) / "results")
+    return store.path(store.key(program_digest(read_submission(notebook)), reference_key(solution, assignment, SEED),
+                                Limits()))
+
+
+def test_graded_cells_reuse_the_class_runs_grades_and_grade_the_others_themselves(course):
+    reused, own = 0, 0
+    for student, assignment in submissions():
+        entry = kept_grade(course, student, assignment)
+        if not entry.exists():  # a run with a timeout or out-of-memory outcome is never kept
+            assert student == "kwame", f"{student}/{assignment}: its clean grade was not kept"
+            continue
+        # Read (by the graded cells' run with --reuse-results) or written (by their own run) during autograde.
+        assert entry.stat().st_mtime > LONG_AGO + 86400, f"{student}/{assignment}: its kept grade was not used"
+        seconds = json.loads(entry.read_bytes().partition(b"\n")[2])["seconds"]
+        if student in NOT_GRADED_BEFORE:
+            assert seconds != MARK
+            own += 1
+        else:
+            assert seconds == MARK, f"{student}/{assignment}: graded again instead of reusing the class run's grade"
+            reused += 1
+    assert own == 2 * len(ASSIGNMENT_IDS) and reused >= 20
 
 
 def test_the_class_has_partial_credit_and_zeros_so_the_equality_means_something(cli_results):
