@@ -199,8 +199,11 @@ class ResultStore:
             os.chmod(self.folder, 0o700)
         except OSError:
             return False
-        return _write_entry(self.folder, self.path(key), json.dumps(data).encode("utf-8"), "result-*.json",
-                            KEEP_RESULTS)
+        return _write_entry(self.folder, self.path(key), json.dumps(data).encode("utf-8"))
+
+    def trim(self) -> None:
+        """Remove all but the ``KEEP_RESULTS`` grades used last: once per run (a class writes hundreds)."""
+        _trim(self.folder, "result-*.json", KEEP_RESULTS)
 
 
 # --------------------------------------------------------------------------- entries on disk
@@ -221,9 +224,10 @@ def _mark_used(path: Path) -> None:
         pass  # a folder this grader may read but not write
 
 
-def _write_entry(folder: Path, path: Path, text: bytes, pattern: str, keep: int) -> bool:
+def _write_entry(folder: Path, path: Path, text: bytes, pattern: str | None = None, keep: int = 0) -> bool:
     """Digest line, then the data; written to a temporary file and renamed, so two graders writing the same
-    entry at once each leave a complete file; then all but the ``keep`` entries used last are removed."""
+    entry at once each leave a complete file; then, with a ``pattern``, all but the ``keep`` entries used last
+    are removed."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile("wb", dir=folder, delete=False, prefix=".entry-", suffix=".tmp") as handle:
@@ -237,6 +241,12 @@ def _write_entry(folder: Path, path: Path, text: bytes, pattern: str, keep: int)
         except (OSError, UnboundLocalError):
             pass
         return False
+    if pattern is not None:
+        _trim(folder, pattern, keep)
+    return True
+
+
+def _trim(folder: Path, pattern: str, keep: int) -> None:
     entries = []
     for each in folder.glob(pattern):  # another grader may be removing them too
         try:
@@ -248,7 +258,6 @@ def _write_entry(folder: Path, path: Path, text: bytes, pattern: str, keep: int)
             each.unlink()
         except OSError:
             pass
-    return True
 
 
 # --------------------------------------------------------------------------- plain data, both ways

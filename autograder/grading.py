@@ -290,6 +290,8 @@ def grade(found: Iterable[Found], settings: Settings,
             finish_all(key, run.record)
         else:
             waiting[pending[key].assignment].append((key, run.record))
+    if store is not None and kept_now:
+        store.trim()
     return [results[number] for number in range(len(pending))]
 
 

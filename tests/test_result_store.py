@@ -155,6 +155,8 @@ def test_the_store_keeps_the_entries_used_last(tmp_path, monkeypatch):
     for number, key in enumerate(("k1", "k2", "k3")):
         assert store.save(key, result)
         os.utime(store.path(key), (1_000_000 + number, 1_000_000 + number))
+    assert len(list(store.folder.glob("result-*.json"))) == 3  # saving does not trim: a run trims once
+    store.trim()
     assert store.load("k1") is None and store.load("k2") is not None and store.load("k3") is not None
     kept = store.load("k3")
     assert kept.to_json() == result.to_json() and kept.exercises[0].pitfalls == ["unstable-value"]
