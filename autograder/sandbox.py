@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Iterator
 
 from autograder import wire
+from autograder.container import describe_limit, memory_limit, oom_kills
 from autograder.jobs import STUDENT, ChildJob, enter_child
 from autograder.quiet import quiet_tensorflow
 
@@ -171,6 +172,7 @@ class SubmissionRun:
         self.load_restarts = 0
         self.finished = False
         self.slot = 0
+        self.oom_kills_before: tuple[int, ...] | None = None  # the memory controller's OOM kills at the start
         self.uid: int | None = None  # the child's own uid, when the grader is root
         self.workdir = ""
         self._family_checked = 0.0
@@ -189,6 +191,7 @@ class SubmissionRun:
         job = replace(self.job, start=self.next_start, skip_cells=frozenset(self.skip_cells), containment=containment,
                       workdir=self.workdir)
         self.process = context.Process(target=enter_child, args=(sender, job), daemon=True)
+        self.oom_kills_before = oom_kills()
         self.process.start()  # the first one waits for the fork server's import: not the submission's time
         if self.started is None:
             self.started = time.monotonic()
@@ -309,13 +312,18 @@ class SubmissionRun:
         if self._done_seen:
             self._finish()
             return
+        status = "crashed"
         if code == -signal.SIGXCPU:
             reason = f"CPU time limit of {self.job.containment.cpu_seconds} s exceeded"
+        elif code == -signal.SIGKILL and self.oom_kills_before is not None and oom_kills() != self.oom_kills_before:
+            # The kernel's, not ours: the machine's or container's memory ran out before our own limit.
+            reason = "out of memory: the system's out-of-memory killer stopped it" + describe_limit(memory_limit())
+            status = "memory"
         elif code is not None and code < 0:
             reason = f"the process was killed by {signal_name(-code)}"
         else:
             reason = f"the process exited with code {code} before grading finished"
-        self._account_failure(reason, "crashed")
+        self._account_failure(reason, status)
 
     # ---------------------------------------------------------------- failures
     def _stop_child(self, reason: str | None, status: str, whole_submission: bool = False) -> None:
