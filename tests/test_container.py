@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -111,9 +112,9 @@ def test_a_submission_that_fills_a_768_mib_container_is_told_it_ran_out_of_memor
     finally:
         for _ in range(50):
             try:
+                if (group / "memory.force_empty").exists():  # v1 keeps a group with charged page cache busy
+                    (group / "memory.force_empty").write_text("0")
                 group.rmdir()
                 break
             except OSError:  # its last process is still leaving
-                import time
-
                 time.sleep(0.1)
