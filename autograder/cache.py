@@ -46,7 +46,7 @@ import numpy as np
 
 from autograder import __version__, wire
 from autograder.jobs import Task
-from autograder.journal import load_result
+from autograder.journal import dump_result, load_result
 from autograder.quiet import quiet_tensorflow
 from autograder.results import SubmissionResult
 from autograder.sandbox import ErrorInfo, RunRecord, TaskOutcome
@@ -193,13 +193,11 @@ class ResultStore:
         return result
 
     def save(self, key: str, result: SubmissionResult) -> bool:
-        data = {**result.to_json(), "seconds": result.seconds, "notes": result.notes}
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            os.chmod(self.folder, 0o700)
+            self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # owner-only, like the cache folder
         except OSError:
             return False
-        return _write_entry(self.folder, self.path(key), json.dumps(data).encode("utf-8"))
+        return _write_entry(self.folder, self.path(key), json.dumps(dump_result(result)).encode("utf-8"))
 
     def trim(self) -> None:
         """Remove all but the ``KEEP_RESULTS`` grades used last: once per run (a class writes hundreds)."""

@@ -185,6 +185,9 @@ def grade(found: Iterable[Found], settings: Settings,
 
     kept_now: set[str] = set()
 
+    def kept_key(item: Pending) -> str:
+        return store.key(item.program, reference_keys[item.assignment], settings.limits)
+
     def finish(number: int, record: RunRecord | None, kept: SubmissionResult | None = None) -> None:
         item = pending[number]
         if kept is not None:
@@ -193,7 +196,7 @@ def grade(found: Iterable[Found], settings: Settings,
             result = _result_for(item, record, references)
             if store is not None and record is not None and item.assignment in reference_keys \
                     and clean(record, len(student_tasks(assignments[item.assignment], cases[item.assignment]))):
-                key = store.key(item.program, reference_keys[item.assignment], settings.limits)
+                key = kept_key(item)
                 if key not in kept_now:  # copies of one program share one entry
                     kept_now.add(key)
                     store.save(key, result)
@@ -249,7 +252,7 @@ def grade(found: Iterable[Found], settings: Settings,
         item = pending[number]
         if item.assignment and item.source.problem is None:
             if settings.reuse_results and store is not None:
-                kept = store.load(store.key(item.program, reference_keys[item.assignment], settings.limits))
+                kept = store.load(kept_key(item))
                 if kept is not None and kept.assignment == item.assignment:
                     finish(number, None, kept)
                     continue

@@ -64,11 +64,15 @@ class Journal:
             return None
 
     def save(self, key: str, result: SubmissionResult) -> None:
-        data = {**result.to_json(), "seconds": result.seconds, "notes": result.notes}
-        write_atomically(self.folder / f"{key}.json", json.dumps(data))
+        write_atomically(self.folder / f"{key}.json", json.dumps(dump_result(result)))
 
     def clear(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def dump_result(result: SubmissionResult) -> dict:
+    """The contract's JSON object plus what the contract leaves out (seconds, notes): ``load_result``'s input."""
+    return {**result.to_json(), "seconds": result.seconds, "notes": result.notes}
 
 
 def load_result(data) -> SubmissionResult | None:

@@ -128,11 +128,16 @@ def kit(folder: Path, jobs: int, cache: Path) -> dict:
                            "grade", str(folder), "--jobs", str(jobs), "--seed", "1", "--format", "json",
                            "--output", str(folder / "results.json")], ROOT, environment(AUTOGRADER_CACHE=str(cache)))
     per = json.loads(seconds.read_text())
+    return {"wall": wall, "peak": peak, "median": statistics.median(v for _, v in per), "count": len(per),
+            "assignments": medians_by_assignment(per)}
+
+
+def medians_by_assignment(per: list[tuple[str, float]]) -> dict[str, float]:
+    """(assignment, seconds) pairs -> each assignment's median seconds."""
     by_assignment: dict[str, list[float]] = {}
     for assignment, value in per:
         by_assignment.setdefault(assignment, []).append(value)
-    return {"wall": wall, "peak": peak, "median": statistics.median(v for _, v in per), "count": len(per),
-            "assignments": {a: statistics.median(v) for a, v in sorted(by_assignment.items())}}
+    return {a: statistics.median(v) for a, v in sorted(by_assignment.items())}
 
 
 def kit_run(seconds_file: str, argv: list[str]) -> int:
@@ -227,12 +232,10 @@ def floor_row(measured: dict, size: int, jobs: int) -> dict:
     """The class of ``size`` copies, at the floor: the import once, then the notebooks' own seconds shared
     perfectly among ``jobs`` cores."""
     sources = examples()
-    per = [measured["notebooks"][str(sources[n % len(sources)].relative_to(ROOT))] for n in range(size)]
-    by_assignment: dict[str, list[float]] = {}
-    for n, value in enumerate(per):
-        by_assignment.setdefault(sources[n % len(sources)].parent.name, []).append(value)
-    return {"wall": measured["import"] + sum(per) / jobs, "median": statistics.median(per),
-            "assignments": {a: statistics.median(v) for a, v in sorted(by_assignment.items())}}
+    copies = [sources[n % len(sources)] for n in range(size)]
+    per = [(source.parent.name, measured["notebooks"][str(source.relative_to(ROOT))]) for source in copies]
+    return {"wall": measured["import"] + sum(v for _, v in per) / jobs, "median": statistics.median(v for _, v in per),
+            "assignments": medians_by_assignment(per)}
 
 
 COURSE_SEED = "2026"  # nbgrader_config.py's AUTOGRADER_SEED
