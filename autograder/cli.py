@@ -10,17 +10,20 @@ from pathlib import Path
 
 from rich.console import Console
 
-from autograder import __version__, formats
-from autograder.discover import find_submissions, in_shard
-from autograder.exercises import ASSIGNMENT_IDS
-from autograder.grading import SetupError, Settings, grade
-from autograder.journal import Journal, write_atomically
-from autograder.class_report import matplotlib_missing
-from autograder.merge import MergeError, merge_results
-from autograder.reports import class_table, submission_text, to_json
-from autograder.sandbox import GiB, Limits
+from autograder import __version__
+from autograder.config import KIT_ROOT, GiB, Limits, SetupError, Settings
+from autograder.course import ASSIGNMENT_IDS
+from autograder.load.discover import find_submissions, in_shard
+from autograder.pipeline import grade
+from autograder.report import formats
+from autograder.report.class_report import matplotlib_missing
+from autograder.report.contract import to_json
+from autograder.report.text import class_table, submission_text
+from autograder.store.atomic import write_atomically
+from autograder.store.journal import Journal, beside
+from autograder.store.merge import MergeError, merge_results
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES = KIT_ROOT / "examples"
 GRADE_EPILOG = """\
 formats: text (default) and json (the contract's JSON); gradescope (results.json, one submission);
 junit (XML, a testsuite per submission); csv (gradebook, a row per student); classroom (GitHub
@@ -123,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "report":
         return report_command(args)
     if args.command == "gradescope-bundle":
-        from autograder.gradescope_bundle import bundle_command
+        from autograder.frontends.gradescope_bundle import bundle_command
         return bundle_command(args)
     return 2
 
@@ -160,10 +163,10 @@ def write_html(results, feedback_dir: str | None, report_dir: str | None, seed: 
     """The feedback pages and the class report, when asked for; 2 when a folder cannot be written."""
     try:
         if feedback_dir:
-            from autograder.feedback_pages import write_feedback_pages
+            from autograder.report.feedback_pages import write_feedback_pages
             write_feedback_pages(results, Path(feedback_dir), seed)
         if report_dir:
-            from autograder.class_report import write_class_report
+            from autograder.report.class_report import write_class_report
             write_class_report(results, Path(report_dir), sources=sources, seed=seed)
     except OSError as error:
         print(f"autograder: error: cannot write the HTML pages: {error}", file=sys.stderr)
@@ -198,41 +201,39 @@ def grade_command(args) -> int:
     if args.report_dir and (missing := matplotlib_missing()):  # say so before grading, not after
         print(f"autograder: error: {missing}", file=sys.stderr)
         return 2
-    settings = Settings(jobs=args.jobs, assignment=args.assignment,
+    settings = Settings(jobs=args.jobs, assignment=args.assignment, seed=args.seed, reuse_results=args.reuse_results,
                         solutions=Path(args.solutions) if args.solutions else None,
+                        journal=beside(Path(args.output)) if args.output else None,
                         limits=Limits(submission_seconds=args.time_limit, memory_bytes=int(args.memory_limit * GiB),
                                       load_seconds=args.cell_time_limit, case_seconds=args.case_time_limit))
-    settings.seed = args.seed
-    settings.reuse_results = args.reuse_results
-    if args.output:
-        settings.journal = Journal.beside(Path(args.output))
     started = time.monotonic()
     try:
         with progress_display(len(found)) as advance:
-            results = grade(found, settings, on_result=advance)
+            graded = grade(found, settings, on_result=advance)
     except SetupError as error:
         print(f"autograder: error: {error}", file=sys.stderr)
         return 2
+    results, seed = graded.results, graded.seed
     elapsed = time.monotonic() - started
     if args.format == "json":
         report = to_json(results)
     elif args.format in formats.FORMATS:
-        report = formats.render(args.format, results, settings.seed)
+        report = formats.render(args.format, results, seed)
         if args.format == "classroom" and formats.publish_classroom(results) is None:
             report += "(GITHUB_OUTPUT is not set: no runner result written for the Classroom reporter)\n"
     elif not args.paths or len(results) > 1:
         details = "" if not args.paths else "\n".join(submission_text(r) for r in results) + "\n"
-        report = details + class_table(results, settings.seed) + (
+        report = details + class_table(results, seed) + (
             f"graded {len(results)} submission{'s' if len(results) != 1 else ''} in {elapsed:.1f} s "
-            f"(seed {settings.seed}; rerun with --seed {settings.seed} for the same cases)\n")
+            f"(seed {seed}; rerun with --seed {seed} for the same cases)\n")
     else:
-        report = submission_text(results[0]) + f"(seed {settings.seed})\n"
+        report = submission_text(results[0]) + f"(seed {seed})\n"
     if args.output:
         write_atomically(Path(args.output), report)
-        settings.journal.clear()  # complete: nothing left to resume
+        Journal(settings.journal).clear()  # complete: nothing left to resume
     else:
         sys.stdout.write(report)
-    if write_html(results, args.feedback_dir, args.report_dir, settings.seed) != 0:
+    if write_html(results, args.feedback_dir, args.report_dir, seed) != 0:
         return 2
     below = [r for r in results if args.fail_under is not None and r.score < args.fail_under]
     if below:

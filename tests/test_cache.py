@@ -10,12 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autograder import cache as cache_module
-from autograder.cache import ReferenceCache, default_folder, grader_fingerprint, reference_key
-from autograder.grading import hidden_paths
-from autograder.jobs import Task
-from autograder.sandbox import ErrorInfo, RunRecord, TaskOutcome
-from autograder.wire import Value
+from autograder.config import cache_folder as default_folder
+from autograder.model.outcomes import ErrorInfo, RunRecord, TaskOutcome, Value
+from autograder.run.hidden import hidden_paths
+from autograder.run.tasks import Task
+from autograder.store import reference_cache as cache_module
+from autograder.store.reference_cache import ReferenceCache, grader_fingerprint, reference_key
 
 TASKS = [Task("log1pexp", 0, "student"), Task("log1pexp", 1, "student"), Task("log1pexp", 0, "mistake:0")]
 
@@ -112,9 +112,10 @@ def test_the_key_changes_with_the_solution_the_assignment_the_seed_and_the_grade
 
 
 def test_the_fingerprint_covers_what_computes_and_not_what_reports(tmp_path, monkeypatch):
-    package = Path(cache_module.__file__).resolve().parent
-    assert (package / "exercises" / "jacobians.py").is_file() and "child.py" not in cache_module.PARENT_ONLY
-    assert "reports.py" in cache_module.PARENT_ONLY
+    package = cache_module.PACKAGE
+    assert (package / "course" / "jacobians" / "mistakes.py").is_file()
+    assert not cache_module._parent_only("course/jacobians/mistakes.py") and not cache_module._parent_only("run/child.py")
+    assert cache_module._parent_only("report/text.py") and cache_module._parent_only("judge/diagnose.py")
     assert len(grader_fingerprint()) == 64
 
 
@@ -122,7 +123,7 @@ def test_where_the_cache_lives(monkeypatch, tmp_path):
     monkeypatch.setenv("AUTOGRADER_CACHE", str(tmp_path / "here"))
     assert default_folder() == tmp_path / "here"
     monkeypatch.setenv("AUTOGRADER_CACHE", "off")
-    assert default_folder() is None and ReferenceCache.from_environment() is None
+    assert default_folder() is None
     monkeypatch.delenv("AUTOGRADER_CACHE")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert default_folder() == tmp_path / "xdg" / "tf-autodiff-autograder"

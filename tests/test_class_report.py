@@ -288,8 +288,8 @@ def test_report_command_refuses_what_is_not_results(tmp_path):
 
 
 def test_a_class_without_pitfalls_gets_a_sentence_instead_of_an_empty_plot(run, tmp_path):
-    from autograder.class_report import write_class_report
-    from autograder.journal import load_result
+    from autograder.report.class_report import write_class_report
+    from autograder.model.results import from_contract as load_result
 
     _, results = run
     perfect = [load_result(r) for r in results if all(e["status"] == "passed" for e in r["exercises"])]

@@ -100,7 +100,7 @@ def test_cached_reference_outcomes_give_the_results_of_a_run_without_the_cache(c
         entry.write_bytes((hashlib.sha256(text).hexdigest().encode() if sign else digest) + b"\n" + text)
 
     def swap_value_and_gradient(data):  # the reference's first log1pexp case: same shapes, other numbers
-        outputs = data["outcomes"]["0"]["outputs"]
+        outputs = data["record"]["outcomes"]["0"]["outputs"]
         outputs["value"], outputs["gradient"] = outputs["gradient"], outputs["value"]
 
     # The second run did read the entry: with a consistent but altered entry, the results follow it.
@@ -113,7 +113,7 @@ def test_cached_reference_outcomes_give_the_results_of_a_run_without_the_cache(c
     assert json.loads(grade_with(str(class_folder), *ARGS, cache=str(folder)).stdout) == one_job
     assert json.loads(grade_with(str(class_folder), *ARGS, cache=str(folder)).stdout) == one_job
     # Nor is one whose reference does not run cleanly.
-    rewrite(lambda data: data["outcomes"]["0"].update(status="error", outputs=None, error={
+    rewrite(lambda data: data["record"]["outcomes"]["0"].update(status="error", outputs=None, error={
         "type": "ValueError", "message": "spoiled", "module": "", "contract": False, "frames": []}))
     again = grade_with(str(class_folder), *ARGS, cache=str(folder))
     assert again.returncode == 0 and json.loads(again.stdout) == one_job, again.stderr
@@ -168,16 +168,17 @@ def test_submissions_that_run_the_same_code_are_graded_once_with_the_results_of_
     counting = """
 import json, sys
 from pathlib import Path
-from autograder import grading
-from autograder.discover import find_submissions
+from autograder import pipeline
+from autograder.config import Settings
+from autograder.load.discover import find_submissions
 started = []
 def counted(runs, jobs=1):
     runs = list(runs)
     started.extend(run.key for run in runs if run.key[0] == "student")
     return run_all(runs, jobs)
-run_all, grading.run_all = grading.run_all, counted
+run_all, pipeline.run_all = pipeline.run_all, counted
 found, _ = find_submissions([sys.argv[1]])
-results = grading.grade(found, grading.Settings(seed=21, jobs=2, assignment="custom_gradients", cache=None))
+results = pipeline.grade(found, Settings(seed=21, jobs=2, assignment="custom_gradients", cache=None)).results
 print(json.dumps([len(started), sorted({r.score for r in results if r.student.startswith("same")})]))
 """
     counted = subprocess.run([sys.executable, "-c", counting, str(tmp_path)], cwd=ROOT, env=quiet_env(),

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from autograder import formats
+from autograder.report import formats
 from conftest import BIN, ROOT, grade_json, quiet_env
 
 WORKFLOW = ROOT / "examples" / "github-classroom" / "classroom.yml"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.container import _groups, describe_limit, memory_limit, oom_kills
+from autograder.run.container import _groups, describe_limit, memory_limit, oom_kills
 from conftest import ROOT, quiet_env
 
 V1_MEMBERSHIP = "12:pids:/\n4:memory:/process_api/box\n1:cpu:/\n0::/\n"

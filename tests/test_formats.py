@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from junitparser import Error, Failure, JUnitXml, Skipped, SystemErr
 
-from autograder import formats
-from autograder.merge import merge_results
-from autograder.results import ExerciseResult, SubmissionResult
+from autograder.report import formats
+from autograder.store.merge import merge_results
+from autograder.model.results import ExerciseResult, SubmissionResult
 from conftest import ROOT, run_autograder
 
 SEED = "1"

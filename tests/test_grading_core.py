@@ -7,8 +7,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.exercises import assignment_by_id
-from autograder.results import PITFALLS, STATUSES
+from autograder.course import assignment_by_id
+from autograder.model.pitfalls import PITFALL_IDS as PITFALLS
+from autograder.model.results import STATUSES
 from conftest import ASSIGNMENT_IDS, ROOT, by_file, exercise, grade_json, run_autograder
 
 pytestmark = pytest.mark.slow

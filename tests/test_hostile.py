@@ -27,8 +27,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.exercises import assignment_by_id
-from autograder.results import STATUSES
+from autograder.course import assignment_by_id
+from autograder.model.results import STATUSES
 from conftest import ROOT, by_file, exercise, quiet_env
 
 # Private mounts (solutions and classmates hidden) and a uid per child need root, as in CI and Gradescope;

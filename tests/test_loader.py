@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import nbformat
 
-from autograder.loader import READ_ONLY_DEMO, neutralise_ipython, read_submission
+from autograder.load.cells import READ_ONLY_DEMO, read_submission
+from autograder.load.ipython import neutralise_ipython
 
 
 def test_magics_and_shell_lines_become_python_on_the_same_lines():

@@ -24,11 +24,12 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.cache import ResultStore, reference_key
-from autograder.exercises import assignment_by_id
-from autograder.grading import program_digest
-from autograder.loader import read_submission
-from autograder.sandbox import Limits
+from autograder.store.reference_cache import reference_key
+from autograder.store.result_store import ResultStore
+from autograder.course import assignment_by_id
+from autograder.load.program import program_digest
+from autograder.load.cells import read_submission
+from autograder.config import Limits
 from conftest import ASSIGNMENT_IDS, ROOT, grade_json, quiet_env
 
 pytestmark = pytest.mark.slow

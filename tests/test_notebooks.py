@@ -11,7 +11,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from autograder.exercises import assignment_by_id
+from autograder.course import assignment_by_id
 from conftest import ASSIGNMENT_IDS, ROOT, quiet_env
 
 pytestmark = pytest.mark.slow

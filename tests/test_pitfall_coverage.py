@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import importlib
 
-from autograder.results import PITFALLS
+from autograder.model.pitfalls import PITFALL_IDS as PITFALLS
 
 MODULES = ("test_grading_custom_gradients", "test_grading_higher_order", "test_grading_jacobians")
 

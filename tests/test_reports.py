@@ -1,8 +1,8 @@
 """Text reports: the class table keeps one row per submission even when names collide."""
 from __future__ import annotations
 
-from autograder.reports import class_table, submission_text
-from autograder.results import ExerciseResult, SubmissionResult
+from autograder.report.text import class_table, submission_text
+from autograder.model.results import ExerciseResult, SubmissionResult
 
 
 def result(path: str, student: str, score: float, pitfalls=()) -> SubmissionResult:

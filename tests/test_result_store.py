@@ -1,7 +1,7 @@
 """Grades kept by one run and taken by a later one with --reuse-results (what nbgrader's graded cells pass).
 
 Each run is the real CLI in a subprocess, with its own cache folder; the children it starts are counted
-through the API (``grading.run_all``), so "reused" means: nothing ran, not merely: the same numbers.
+through the API (``pipeline.run_all``), so "reused" means: nothing ran, not merely: the same numbers.
 """
 from __future__ import annotations
 
@@ -14,19 +14,19 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.cache import ResultStore
+from autograder.store.result_store import ResultStore
 from conftest import ROOT, quiet_env
 
 SOURCE = ROOT / "examples" / "submitted"
 COUNTED_CLI = """
 import json, sys
-from autograder import cli, grading
+from autograder import cli, pipeline
 started = []
 def counted(runs, jobs=1):
     runs = list(runs)
     started.extend(kind for kind, _ in (run.key for run in runs))
     return run_all(runs, jobs)
-run_all, grading.run_all = grading.run_all, counted
+run_all, pipeline.run_all = pipeline.run_all, counted
 status = cli.main(sys.argv[2:])
 with open(sys.argv[1], "w") as handle:
     json.dump({"status": status, "started": started}, handle)
@@ -145,10 +145,11 @@ def test_a_damaged_entry_is_not_taken(graded_class):
 
 
 def test_the_store_keeps_the_entries_used_last(tmp_path, monkeypatch):
-    from autograder import cache as cache_module
-    from autograder.results import ExerciseResult, SubmissionResult
+    from autograder.model.results import ExerciseResult, SubmissionResult
+    from autograder.report.contract import submission_json
+    from autograder.store import result_store
 
-    monkeypatch.setattr(cache_module, "KEEP_RESULTS", 2)
+    monkeypatch.setattr(result_store, "KEEP_RESULTS", 2)
     store = ResultStore(tmp_path / "results")
     result = SubmissionResult("a.ipynb", "a", "custom_gradients",
                               [ExerciseResult("log1pexp", 1.0, 2.0, "partial", ["unstable-value"], "Fix: ...")])
@@ -159,5 +160,5 @@ def test_the_store_keeps_the_entries_used_last(tmp_path, monkeypatch):
     store.trim()
     assert store.load("k1") is None and store.load("k2") is not None and store.load("k3") is not None
     kept = store.load("k3")
-    assert kept.to_json() == result.to_json() and kept.exercises[0].pitfalls == ["unstable-value"]
+    assert submission_json(kept) == submission_json(result) and kept.exercises[0].pitfalls == ["unstable-value"]
     assert oct(os.stat(store.folder).st_mode & 0o777) == "0o700"

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from nbclient import NotebookClient
 
-from autograder.exercises import all_assignments, assignment_by_id
-from autograder.loader import calls_only_the_grader
-from autograder.public_cases import compute, load, outcome_from_json, public_cases
+from autograder.course import all_assignments, assignment_by_id
+from autograder.load.ipython import calls_only_the_grader
+from autograder.frontends.public_answers import compute, load, outcome_from_data, public_cases
 from conftest import ASSIGNMENT_IDS, ROOT, exercise, grade_json, quiet_env
 
 EXAMPLES = ROOT / "examples" / "submitted"
@@ -30,7 +30,7 @@ def test_every_exercise_has_public_cases_and_stored_answers_for_exactly_them():
 
 @pytest.mark.parametrize("assignment_id", ASSIGNMENT_IDS)
 def test_stored_public_answers_are_what_the_solutions_give_now(assignment_id):
-    """`python -m autograder.public_cases` must be rerun when a solution or a public case changes."""
+    """`python -m autograder.frontends.public_answers` must be rerun when a solution or a public case changes."""
     assignment = assignment_by_id(assignment_id)
     fresh = compute(assignment, ROOT / "solutions")["exercises"]
     stored = load(assignment_id)
@@ -41,7 +41,7 @@ def test_stored_public_answers_are_what_the_solutions_give_now(assignment_id):
                                     stored[item.id][case.id]["reference"])] + [
                     (f"mistake {k}", n, o) for k, (n, o) in enumerate(zip(fresh[item.id][case.id]["mistakes"],
                                                                            stored[item.id][case.id]["mistakes"]))]:
-                new, old = outcome_from_json(new), outcome_from_json(old)
+                new, old = outcome_from_data(new), outcome_from_data(old)
                 assert (new is None) == (old is None) and (new is None or new.status == old.status), (item.id, kind)
                 if new is None or new.status != "ok":
                     continue
@@ -52,7 +52,7 @@ def test_stored_public_answers_are_what_the_solutions_give_now(assignment_id):
                         continue
                     np.testing.assert_allclose(value.array, old.outputs[name].array, rtol=rtol, atol=atol,
                                                err_msg=f"{item.id} {case.id} {kind} {name}: rerun "
-                                                       "`python -m autograder.public_cases`")
+                                                       "`python -m autograder.frontends.public_answers`")
 
 
 def kit_without_solutions(tmp_path: Path) -> Path:

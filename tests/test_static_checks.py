@@ -12,8 +12,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.loader import Cell, SubmissionSource, read_submission
-from autograder.static_checks import Finding, FunctionReport, analyze
+from autograder.load.cells import Cell, SubmissionSource, read_submission
+from autograder.judge.static_checks import Finding, FunctionReport, analyze
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -1263,7 +1263,7 @@ def test_unusual_syntax_does_not_break_the_analysis():
 
 def test_module_does_not_import_tensorflow():
     done = subprocess.run(
-        [sys.executable, "-c", "import sys, autograder.static_checks; "
+        [sys.executable, "-c", "import sys, autograder.judge.static_checks; "
                                "sys.exit('tensorflow' in sys.modules)"],
         cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr

@@ -1,0 +1,119 @@
+"""The grader's configuration: frozen settings and limits, and every environment variable it reads.
+
+Each variable is declared once here (``VARIABLES``: name, default, what it does), as otter declares its
+configuration keys; code reads a variable only through ``variable()``, which refuses an undeclared name,
+so the README's table (``autograder config`` prints it) cannot drift from what the code reads.
+
+May import: the standard library only.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+GiB = 2**30
+KIT_ROOT = Path(__file__).resolve().parents[1]  # the checkout or the installed tree the package lives in
+
+
+@dataclass(frozen=True)
+class Variable:
+    name: str
+    default: str  # in words, for people
+    help: str
+
+
+VARIABLES = {v.name: v for v in (
+    Variable("AUTOGRADER_CACHE", "$XDG_CACHE_HOME/tf-autodiff-autograder, else ~/.cache/tf-autodiff-autograder",
+             "folder of the reference cache and the kept grades; `off` (or 0, no, none, false) turns both off"),
+    Variable("AUTOGRADER_SOLUTIONS", "solutions/ beside the kit",
+             "the course's solutions/ folder, when `--solutions` is not given (nbgrader_config.py sets it)"),
+    Variable("AUTOGRADER_SEED", "a seed per run (the CLI), or one fixed by the notebook's bytes (graded cells)",
+             "seed of the hidden random cases for nbgrader's graded cells and the Gradescope bundle"),
+    Variable("AUTOGRADER_NBGRADER", "unset",
+             "set by the course's nbgrader_config.py: a graded cell that cannot grade raises (0 points and the "
+             "reason) instead of printing a note"),
+    Variable("GRADESCOPE_AUTOGRADER_ROOT", "/autograder", "where Gradescope's run_autograder finds its files"),
+    Variable("XDG_CACHE_HOME", "~/.cache", "the user's cache folder (freedesktop's convention)"),
+)}
+
+# TensorFlow's C++ logs and banners stay out of graded output: every process that may import TensorFlow sets
+# these before the import (the fork server, nbgrader's kernels, the CI script), children inherit them.
+QUIET_TENSORFLOW = {
+    "TF_CPP_MIN_LOG_LEVEL": "3",  # C++ logs: errors only... and not even those
+    "TF_ENABLE_ONEDNN_OPTS": "0",  # no oneDNN banner; reproducible CPU numerics
+    "PYTHONWARNINGS": "ignore",
+}
+# Variables under which TensorFlow computes other last bits (or on another device): part of the cache's key.
+NUMERIC_ENVIRONMENT = ("TF_ENABLE_ONEDNN_OPTS", "TF_DETERMINISTIC_OPS", "TF_USE_LEGACY_KERAS", "KERAS_BACKEND",
+                       "CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS")
+DISABLED = ("", "0", "off", "no", "none", "false")
+
+
+def variable(name: str) -> str | None:
+    """The value of a declared environment variable, or None when it is unset."""
+    if name not in VARIABLES:
+        raise KeyError(f"{name} is not declared in autograder.config.VARIABLES")
+    return os.environ.get(name)
+
+
+def quiet_tensorflow() -> None:
+    """Set the quiet variables in this process (children inherit them); values set by the user win."""
+    for name, value in QUIET_TENSORFLOW.items():
+        os.environ.setdefault(name, value)
+
+
+def quiet_environment(base: dict[str, str] | None = None) -> dict[str, str]:
+    """An environment for a subprocess that may import TensorFlow: ``base`` (default: this one), kept quiet."""
+    return {**(dict(os.environ) if base is None else base), **QUIET_TENSORFLOW}
+
+
+def cache_folder() -> Path | None:
+    """The cache folder the environment asks for, or None when the cache is turned off."""
+    configured = variable("AUTOGRADER_CACHE")
+    if configured is not None:
+        return None if configured.strip().lower() in DISABLED else Path(configured).expanduser()
+    base = variable("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "tf-autodiff-autograder"
+
+
+class SetupError(RuntimeError):
+    """The grader itself cannot run (no reference solutions, unknown assignment)."""
+
+
+def find_solutions(given: Path | None = None) -> Path:
+    """The course's solutions/ folder: ``given``, else $AUTOGRADER_SOLUTIONS, else the kit's own."""
+    for candidate in (given, variable("AUTOGRADER_SOLUTIONS"), KIT_ROOT / "solutions"):
+        if candidate and Path(candidate).is_dir():
+            return Path(candidate)
+    raise SetupError("cannot find the reference solutions: pass --solutions DIR or set AUTOGRADER_SOLUTIONS "
+                     "to the course's solutions/ directory")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-child limits; every value has a message the student can read."""
+
+    load_seconds: float = 60.0  # running the notebook's cells (per cell that hangs)
+    submission_seconds: float = 300.0  # everything for one submission
+    memory_bytes: int = 2 * GiB  # resident memory of the child
+    case_seconds: float | None = None  # caps every case's own time limit (None: the exercise's limits)
+
+
+# The reference must never be the one that runs out of time or memory.
+REFERENCE_LIMITS = Limits(load_seconds=300.0, submission_seconds=1800.0, memory_bytes=6 * GiB)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What one grading run is asked to do. Frozen: the run's seed, once chosen, comes back in its result."""
+
+    seed: int | None = None  # None: the journal's (when resuming), else chosen per run
+    jobs: int = 1
+    limits: Limits = field(default_factory=Limits)
+    solutions: Path | None = None  # None: find_solutions()
+    assignment: str | None = None  # grade every submission as this assignment
+    journal: Path | None = None  # folder that keeps finished results on disk, so an interrupted run resumes
+    cache: Path | None = field(default_factory=cache_folder)  # reference outcomes and kept grades (None: off)
+    dedupe: bool = True  # submissions that run the same code (same assignment) run once and share the result
+    reuse_results: bool = False  # take a grade an earlier run kept for the same code, seed, solution and grader

@@ -1,0 +1,125 @@
+"""What ``gradient_penalty`` and ``critic_gradients`` share: critic cases, the critic built in the child, outputs.
+
+A critic travels as plain data (its layers' weights); the probe builds the Keras model in the child.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from autograder.course.building import array, case
+from autograder.course.probing import tensor
+from autograder.model.course import Output
+
+MAX_CRITIC_VARIABLES = 6  # critics have at most three Dense layers (kernel and bias each)
+
+NORM_FIX = ("take one norm per example over every axis but the first: "
+            "`tf.sqrt(tf.reduce_sum(tf.square(g), axis=tf.range(1, tf.rank(g))))`, or reshape g to (batch, -1) "
+            "and take the norm over axis 1")
+
+
+def critic_args(rng: np.random.Generator, input_shape, hidden, dtype, batch):
+    """Plain data for a critic Flatten -> Dense(h, act) ... -> Dense(1) and its inputs."""
+    fan_in = int(np.prod(input_shape))
+    layers = []
+    for width, activation in list(hidden) + [(1, None)]:
+        kernel = rng.normal(0.0, 1.0 / np.sqrt(fan_in), size=(fan_in, width))
+        bias = rng.normal(0.0, 0.3, size=width)
+        layers.append((array(kernel, dtype), array(bias, dtype), activation))
+        fan_in = width
+    shape = (batch,) + tuple(input_shape)
+    alpha_shape = (batch,) + (1,) * len(input_shape)
+    return dict(input_shape=tuple(input_shape), dtype=dtype, layers=tuple(layers),
+                real=array(rng.normal(size=shape), dtype), fake=array(rng.normal(0.5, 1.5, size=shape), dtype),
+                alpha=array(rng.uniform(size=alpha_shape), dtype))
+
+
+def _architecture(args) -> str:
+    parts = ["Flatten"] if len(args["input_shape"]) > 1 else []
+    for kernel, _, activation in args["layers"]:
+        parts.append(f"Dense({kernel.shape[1]}{', ' + activation if activation else ''})")
+    return " -> ".join(parts)
+
+
+def _critic_description(args) -> str:
+    batch = args["real"].shape[0]
+    data = "images" if len(args["input_shape"]) > 1 else "vectors"
+    return (f"{args['dtype']} {data} real, fake of shape {(batch,) + args['input_shape']}, alpha of shape "
+            f"{args['alpha'].shape}, critic {_architecture(args)}")
+
+
+def _linear_public_args():
+    dtype = "float32"
+    return dict(input_shape=(2,), dtype=dtype,
+                layers=((array([[3.0], [4.0]], dtype), array([0.5], dtype), None),),
+                real=array([[1.0, 2.0], [3.0, 4.0]], dtype), fake=array([[0.0, 0.0], [1.0, -1.0]], dtype),
+                alpha=array([[0.25], [0.75]], dtype))
+
+
+def _image_public_args():
+    dtype = "float32"
+    return dict(input_shape=(2, 2, 1), dtype=dtype,
+                layers=((array(np.ones((4, 1)), dtype), array([0.0], dtype), None),),
+                real=array(np.ones((3, 2, 2, 1)), dtype), fake=array(np.zeros((3, 2, 2, 1)), dtype),
+                alpha=array(np.full((3, 1, 1, 1), 0.5), dtype))
+
+
+def critic_cases(rng: np.random.Generator, with_gp_weight: bool = False):
+    """The critic cases shared by gradient_penalty and critic_gradients (each draws from its own stream).
+
+    2-D (batch, d) and 4-D (batch, h, w, c) inputs: only images tell a norm over axis 1 from one over all axes
+    but the first. critic_gradients cases also carry a gp_weight (10 in the public ones, as in the notebook).
+    """
+    def one(id_, args, public=False, description=None):
+        suffix = ""
+        if with_gp_weight:
+            args = dict(args, gp_weight=10.0 if public else float(rng.choice([1.0, 5.0, 10.0])))
+            suffix = f", gp_weight = {args['gp_weight']:g}"
+        description = (description or _critic_description(args)) + suffix
+        return case(id_, description, args["dtype"], public=public, args=args)
+
+    h, w, c = (int(n) for n in rng.integers(2, 5, size=3))
+    return [
+        one("f32-linear-critic", _linear_public_args(), public=True,
+            description="float32 vectors real, fake of shape (2, 2), alpha of shape (2, 1), linear critic "
+                        "D(x) = x . [3, 4] + 0.5"),
+        one("f32-image-ones", _image_public_args(), public=True,
+            description="float32 images real = 1, fake = 0 of shape (3, 2, 2, 1), alpha = 0.5, critic Flatten -> "
+                        "Dense(1) with an all-ones kernel"),
+        one("f32-vectors", critic_args(rng, (4,), [(6, "tanh")], "float32", 5)),
+        one("f32-images", critic_args(rng, (4, 4, 2), [(5, "softplus")], "float32", 3)),
+        one("f32-images-deep", critic_args(rng, (h, w, c), [(6, "tanh"), (4, "softplus")], "float32", 4)),
+        one("f32-images-wide", critic_args(rng, (3, 5, 1), [(4, "tanh")], "float32", 2)),
+        one("f64-vectors", critic_args(rng, (3,), [(5, "softplus")], "float64", 3)),
+        one("f64-images", critic_args(rng, (2, 3, 2), [(4, "tanh")], "float64", 3)),
+    ]
+
+
+def build_critic(args):
+    import tensorflow as tf
+
+    dtype = args["dtype"]
+    inputs = tf.keras.Input(shape=tuple(args["input_shape"]), dtype=dtype)
+    hidden = tf.keras.layers.Flatten(dtype=dtype)(inputs) if len(args["input_shape"]) > 1 else inputs
+    dense = []
+    for kernel, bias, activation in args["layers"]:
+        layer = tf.keras.layers.Dense(kernel.shape[1], activation=activation, dtype=dtype)
+        hidden = layer(hidden)
+        dense.append((layer, kernel, bias))
+    model = tf.keras.Model(inputs, hidden)
+    for layer, kernel, bias in dense:
+        layer.set_weights([kernel, bias])
+    return model
+
+
+def critic_inputs(args):
+    return tensor(args["real"]), tensor(args["fake"]), tensor(args["alpha"])
+
+
+def _variable_label(k: int) -> str:
+    return f"critic.trainable_variables[{k}] (layer {k // 2 + 1} {'kernel' if k % 2 == 0 else 'bias'})"
+
+
+def grad_outputs(of: str) -> tuple[Output, ...]:
+    """grad_0, grad_1, ...: one output per critic variable (cases with fewer variables leave the rest unused)."""
+    return tuple(Output(f"grad_{k}", f"{of} gradient with respect to {_variable_label(k)}", gradient=True,
+                        none_means_zero=True) for k in range(MAX_CRITIC_VARIABLES))

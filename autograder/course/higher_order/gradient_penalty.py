@@ -1,0 +1,50 @@
+"""``gradient_penalty(critic, real, fake, alpha)``: the WGAN-GP penalty, differentiable in the critic's weights."""
+from __future__ import annotations
+
+import numpy as np
+
+from autograder.course.higher_order.critics import NORM_FIX, build_critic, critic_cases, critic_inputs, grad_outputs
+from autograder.course.probing import require_scalar
+from autograder.model.course import Exercise, Mistake, Output
+
+
+def make_cases(rng: np.random.Generator):
+    return critic_cases(rng)
+
+
+def probe(gradient_penalty, args):
+    import tensorflow as tf
+
+    critic = build_critic(args)
+    real, fake, alpha = critic_inputs(args)
+    with tf.GradientTape() as tape:
+        # No dtype ContractError here: a penalty turned into a Python float keeps its (right) value and shows up
+        # as None gradients below (gradient-cut), which says more than a dtype complaint.
+        penalty = require_scalar(gradient_penalty(critic, real, fake, alpha), "the penalty")
+    grads = tape.gradient(penalty, critic.trainable_variables)
+    return {"value": penalty, **{f"grad_{k}": g for k, g in enumerate(grads)}}
+
+
+EXERCISE = Exercise(
+    id="gradient_penalty",
+    params=("critic", "real", "fake", "alpha"),
+    points=2.0,
+    make_cases=make_cases,
+    probe=probe,
+    outputs=(Output("value", "the penalty", check_dtype=True), *grad_outputs("the penalty's")),
+    mistakes=(
+        Mistake("wrong-norm-axis", "gp_whole_batch",
+                "the norm is taken over the whole batch (`tf.norm(g)` without an axis): one number instead of one "
+                "norm per example", NORM_FIX),
+        Mistake("wrong-norm-axis", "gp_axis_one",
+                "the norm is taken over axis 1 only (`tf.norm(g, axis=1)`): right for (batch, d) vectors, but for "
+                "(batch, h, w, c) images it leaves a (batch, w, c) tensor of column norms", NORM_FIX),
+    ),
+    hints={
+        "gradient-cut": "keep the penalty in TensorFlow ops: no `.numpy()`, `float()`, NumPy functions or "
+                        "`tf.stop_gradient` between the critic's input gradient and the returned value, so that an "
+                        "outer tape can differentiate it with respect to the critic's weights",
+        "tape-outside-context": "call `critic(interpolates)` inside the `with tf.GradientTape() as tape:` block "
+                                "after `tape.watch(interpolates)`",
+    },
+)

@@ -1,0 +1,129 @@
+"""``hessian_vector_product(f, x, v)``: H(x) v without forming H (it must work for n = 100,000)."""
+from __future__ import annotations
+
+import numpy as np
+
+from autograder.course.building import array, case
+from autograder.course.probing import require_like, tensor
+from autograder.model.course import ContractError, Exercise, Mistake, Output
+
+FUNCTIONS = {
+    "cube_sum": "f(x) = sum(x**3)",
+    "quadratic": "f(x) = 0.5 x^T A x",
+    "sin_square": "f(x) = sum(sin(x) * x**2)",
+    "logsumexp": "f(x) = logsumexp(x)",
+    "coupled": "f(x) = logsumexp(x) * sum(sin(x)) + sum(x[1:] * x[:-1]**2)",
+    "linear": "f(x) = sum(3 x) (linear: H v = 0)",
+}
+SCALE_N = 100_000
+
+
+def vector_function(args):
+    import tensorflow as tf
+
+    name = args["f"]
+    if name == "quadratic":
+        matrix = tf.constant(args["A"])
+        return lambda x: 0.5 * tf.reduce_sum(x * tf.linalg.matvec(matrix, x))
+    return {
+        "cube_sum": lambda x: tf.reduce_sum(x ** 3),
+        "sin_square": lambda x: tf.reduce_sum(tf.sin(x) * x ** 2),
+        "logsumexp": lambda x: tf.reduce_logsumexp(x),
+        "coupled": lambda x: (tf.reduce_logsumexp(x) * tf.reduce_sum(tf.sin(x))
+                              + tf.reduce_sum(x[1:] * x[:-1] ** 2)),
+        "linear": lambda x: tf.reduce_sum(3.0 * x),
+    }[name]
+
+
+def make_cases(rng: np.random.Generator):
+    def one(id_, f, x, v, dtype, A=None, public=False, tags=(), time_limit=20.0, weight=1.0, what=None):
+        n = len(x)
+        description = what or f"{dtype} Tensors x, v of shape ({n},), {FUNCTIONS[f]}"
+        return case(id_, description, dtype, tags=tags, public=public, time_limit=time_limit, weight=weight,
+                    args=dict(f=f, x=array(x, dtype), v=array(v, dtype), A=None if A is None else array(A, dtype)))
+
+    def symmetric(n, dtype):
+        m = rng.normal(size=(n, n))
+        return array((m + m.T) / 2, dtype)
+
+    n1, n2 = (int(n) for n in rng.integers(3, 8, size=2))
+    return [
+        one("f32-cube", "cube_sum", [1, 2, 3], [1, 0, -1], "float32", public=True,
+            what="float32 Tensors x = [1, 2, 3], v = [1, 0, -1], f(x) = sum(x**3)"),
+        one("f32-quadratic-2", "quadratic", [5, -7], [1, 2], "float32", A=[[2, 1], [1, 3]], public=True,
+            what="float32 Tensors x = [5, -7], v = [1, 2], f(x) = 0.5 x^T A x with A = [[2, 1], [1, 3]]"),
+        one("f64-sin-square", "sin_square", rng.normal(size=n1), rng.normal(size=n1), "float64"),
+        one("f32-sin-square", "sin_square", rng.normal(size=n2), rng.normal(size=n2), "float32"),
+        one("f64-quadratic", "quadratic", rng.normal(size=4), rng.normal(size=4), "float64", A=symmetric(4, "float64"),
+            what="float64 Tensors x, v of shape (4,), f(x) = 0.5 x^T A x with a symmetric (4, 4) A"),
+        one("f32-logsumexp", "logsumexp", rng.normal(size=6), rng.normal(size=6), "float32"),
+        one("f64-coupled", "coupled", rng.normal(size=6), rng.normal(size=6), "float64"),
+        one("f32-coupled", "coupled", rng.normal(size=5), rng.normal(size=5), "float32"),
+        one("f64-n1", "coupled", rng.normal(size=1), rng.normal(size=1), "float64"),
+        one("f32-linear", "linear", rng.normal(size=4), rng.normal(size=4), "float32"),
+        # Last: a separable f, so the reference (and any O(n) solution) is fast; an (n, n) Hessian needs 80 GB.
+        # "Must work for n = 100,000" is the point of the exercise: this case weighs as much as three small ones.
+        one("f64-scale", "sin_square", rng.normal(size=SCALE_N), rng.normal(size=SCALE_N), "float64",
+            tags=("scale",), time_limit=30.0, weight=3.0,
+            what=f"float64 Tensors x, v of shape ({SCALE_N},), f(x) = sum(sin(x) * x**2) "
+                 "(an explicit Hessian would need 80 GB)"),
+    ]
+
+
+def probe(hessian_vector_product, args):
+    x, v = tensor(args["x"]), tensor(args["v"])
+    try:
+        hv = hessian_vector_product(vector_function(args), x, v)
+    except Exception as error:  # noqa: BLE001
+        raise_if_too_large(error, len(args["x"]))
+        raise
+    return {"hv": None if hv is None else require_like(hv, "H v", like=x)}
+
+
+def raise_if_too_large(error: Exception, n: int) -> None:
+    """At scale, an (n, n) tensor fails in several ways; report them all as the memory error they are.
+
+    TensorFlow does not always raise ResourceExhaustedError when a Hessian of 10^10 entries is built: pfor's
+    `tape.jacobian` fails with an InvalidArgumentError ("Cannot parse tensor from proto", the 2 GB protobuf
+    limit) whose message names the (n, n) shape. Raised as MemoryError, with the student's frames kept, it
+    leads to the exercise's materialized pitfall like any other out-of-memory failure.
+    """
+    if n < 10_000 or isinstance(error, (ContractError, NotImplementedError, MemoryError)):
+        return
+    message = str(error)
+    square = (message.count(f"size: {n}") >= 2 or f"[{n},{n}]" in message.replace(" ", "")
+              or f"({n},{n})" in message.replace(" ", ""))
+    if type(error).__name__ == "ResourceExhaustedError" or "out of memory" in message.lower() \
+            or "OOM" in message or "Cannot parse tensor from proto" in message or square:
+        detail = message.strip().splitlines()[0][:200] if message.strip() else ""
+        raise MemoryError(f"an ({n}, {n}) tensor ({8 * n * n / 1e9:.0f} GB in float64) could not be built "
+                          f"({type(error).__name__}: {detail})").with_traceback(error.__traceback__) from None
+
+
+EXERCISE = Exercise(
+    id="hessian_vector_product",
+    params=("f", "x", "v"),
+    points=2.0,
+    make_cases=make_cases,
+    probe=probe,
+    outputs=(Output("hv", "H v", check_dtype=True, gradient=True, none_means_zero=True),),
+    materialized_pitfall="materialized-hessian",
+    mistakes=(
+        Mistake("wrong-value", "hvp_row_sums",
+                "you differentiated the gradient g itself (`outer.gradient(g, x)`, the row sums H 1) and multiplied "
+                "by v element by element: that equals H v only when H is diagonal",
+                "form the scalar `tf.reduce_sum(g * v)` inside the outer tape's block and return "
+                "`outer.gradient(that_scalar, x)`"),
+        Mistake("wrong-value", "hvp_gradient",
+                "the function returns the gradient of f, not the Hessian-vector product",
+                "differentiate once more: the gradient of `tf.reduce_sum(g * v)` with respect to x is H v"),
+    ),
+    hints={
+        "materialized-hessian": "never call `tape.jacobian` (or loop over unit vectors) here: return "
+                                "`outer.gradient(tf.reduce_sum(g * v), x)` with g the inner gradient, or use "
+                                "`tf.autodiff.ForwardAccumulator(primals=x, tangents=v)` around the inner tape and "
+                                "`acc.jvp(g)`; both cost a few gradients and O(n) memory",
+        "tape-outside-context": "compute `g = inner.gradient(y, x)` and `tf.reduce_sum(g * v)` inside the outer "
+                                "tape's `with` block (or the inner tape inside the ForwardAccumulator's block)",
+    },
+)

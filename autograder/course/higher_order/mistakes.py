@@ -1,0 +1,148 @@
+"""Mistake models of ``higher_order``: TRUSTED code, imported only by reference children.
+
+Some mistakes are a correct computation with one part wrong, so this module holds correct parts (a correct
+penalty, a correct Hessian and gradient): a student's child must never be able to import it
+(``autograder.run.child_modules``), and the students' wheel ships the models' answers on the public cases,
+not this code.
+"""
+from __future__ import annotations
+
+
+# --------------------------------------------------------------------------- hessian_vector_product
+
+def _double_backprop(f, x):
+    import tensorflow as tf
+
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        g = inner.gradient(y, x)
+    return g, outer
+
+
+def hvp_row_sums(f, x, v):
+    import tensorflow as tf
+
+    g, outer = _double_backprop(f, x)
+    return outer.gradient(g, x, unconnected_gradients=tf.UnconnectedGradients.ZERO) * v
+
+
+def hvp_gradient(f, x, v):
+    import tensorflow as tf
+
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    return tape.gradient(y, x)
+
+
+# --------------------------------------------------------------------------- gradient_penalty
+
+def _interpolate_gradients(critic, real, fake, alpha):
+    import tensorflow as tf
+
+    interpolates = alpha * real + (1.0 - alpha) * fake
+    with tf.GradientTape() as tape:
+        tape.watch(interpolates)
+        score = tf.reduce_sum(critic(interpolates))
+    return tape.gradient(score, interpolates)
+
+
+def _safe_norm(squared):
+    import tensorflow as tf
+
+    nonzero = squared > 0
+    return tf.where(nonzero, tf.sqrt(tf.where(nonzero, squared, tf.ones_like(squared))), tf.zeros_like(squared))
+
+
+def _penalty(critic, real, fake, alpha):
+    """A correct penalty, for the mistake models of critic_gradients."""
+    import tensorflow as tf
+
+    g = _interpolate_gradients(critic, real, fake, alpha)
+    norm = _safe_norm(tf.reduce_sum(tf.square(g), axis=tf.range(1, tf.rank(g))))
+    return tf.reduce_mean(tf.square(norm - 1.0))
+
+
+def gp_whole_batch(critic, real, fake, alpha):
+    import tensorflow as tf
+
+    g = _interpolate_gradients(critic, real, fake, alpha)
+    return tf.reduce_mean(tf.square(tf.norm(g) - 1.0))
+
+
+def gp_axis_one(critic, real, fake, alpha):
+    import tensorflow as tf
+
+    g = _interpolate_gradients(critic, real, fake, alpha)
+    return tf.reduce_mean(tf.square(tf.norm(g, axis=1) - 1.0))
+
+
+# --------------------------------------------------------------------------- critic_gradients
+
+def _critic_loss_gradients(critic, real, fake, alpha, gp_weight, sign=1.0, penalty_inside=True, gp=_penalty):
+    import tensorflow as tf
+
+    penalty = None if penalty_inside else gp(critic, real, fake, alpha)
+    with tf.GradientTape() as tape:
+        wasserstein = sign * (tf.reduce_mean(critic(fake)) - tf.reduce_mean(critic(real)))
+        if penalty_inside:
+            penalty = gp(critic, real, fake, alpha)
+        loss = wasserstein + gp_weight * penalty
+    grads = tape.gradient(loss, critic.trainable_variables, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+    return loss, grads
+
+
+def cg_penalty_outside(critic, real, fake, alpha, gp_weight):
+    return _critic_loss_gradients(critic, real, fake, alpha, gp_weight, penalty_inside=False)
+
+
+def cg_sign_flipped(critic, real, fake, alpha, gp_weight):
+    return _critic_loss_gradients(critic, real, fake, alpha, gp_weight, sign=-1.0)
+
+
+def cg_whole_batch(critic, real, fake, alpha, gp_weight):
+    return _critic_loss_gradients(critic, real, fake, alpha, gp_weight, gp=gp_whole_batch)
+
+
+def cg_axis_one(critic, real, fake, alpha, gp_weight):
+    return _critic_loss_gradients(critic, real, fake, alpha, gp_weight, gp=gp_axis_one)
+
+
+# --------------------------------------------------------------------------- newton_step
+
+def _newton_parts(f, x):
+    import tensorflow as tf
+
+    with tf.GradientTape(persistent=True) as outer:  # row by row: no pfor function traced per case (0.06 s)
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        g = inner.gradient(y, x)
+    return g, outer.jacobian(g, x, experimental_use_pfor=False)
+
+
+def newton_multiplied(f, x):
+    import tensorflow as tf
+
+    g, hessian = _newton_parts(f, x)
+    return x - tf.linalg.matvec(hessian, g)
+
+
+def newton_sign(f, x):
+    import tensorflow as tf
+
+    g, hessian = _newton_parts(f, x)
+    return x + tf.linalg.solve(hessian, g[:, tf.newaxis])[:, 0]
+
+
+def newton_gradient_step(f, x):
+    import tensorflow as tf
+
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    return x - tape.gradient(y, x)

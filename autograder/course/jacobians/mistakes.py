@@ -1,0 +1,120 @@
+"""Mistake models of ``jacobians``: TRUSTED code, imported only by reference children.
+
+Each function is a known-wrong implementation with the exercise's signature (``Mistake.implementation``
+names it); several are a correct Jacobian or Hessian with one thing wrong, so a student's child must never
+import this module (``autograder.run.child_modules``).
+"""
+from __future__ import annotations
+
+
+def _tape_jacobian(f, x, watch=True, use_pfor=True, unconnected_zero=True):
+    import tensorflow as tf
+
+    with tf.GradientTape(persistent=not use_pfor) as tape:
+        if watch:
+            tape.watch(x)
+        y = f(x)
+    unconnected = tf.UnconnectedGradients.ZERO if unconnected_zero else tf.UnconnectedGradients.NONE
+    return tape.jacobian(y, x, unconnected_gradients=unconnected, experimental_use_pfor=use_pfor)
+
+
+def jacobian_transposed(f, x):
+    import tensorflow as tf
+
+    return tf.transpose(_tape_jacobian(f, x, use_pfor=False))
+
+
+def jacobian_summed(f, x):
+    import tensorflow as tf
+
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    return tape.gradient(y, x)
+
+
+def jacobian_unwatched(f, x):
+    return _tape_jacobian(f, x, watch=False, use_pfor=False)
+
+
+# The mistake models compute their matrices row by row (``experimental_use_pfor=False`` on a persistent tape):
+# the same numbers as the vectorized call students make, without tracing a pfor function for every case
+# (0.06 s each, in every run that computes the reference's outcomes).
+
+def batch_full(f, x):
+    import tensorflow as tf
+
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = f(x)
+    return tape.jacobian(y, x, unconnected_gradients=tf.UnconnectedGradients.ZERO, experimental_use_pfor=False)
+
+
+def _batch_jacobian(f, x, watch=True):
+    import tensorflow as tf
+
+    with tf.GradientTape(persistent=True) as tape:
+        if watch:
+            tape.watch(x)
+        y = f(x)
+    return tape.batch_jacobian(y, x, unconnected_gradients=tf.UnconnectedGradients.ZERO,
+                               experimental_use_pfor=False)
+
+
+def batch_transposed(f, x):
+    import tensorflow as tf
+
+    return tf.transpose(_batch_jacobian(f, x), [0, 2, 1])
+
+
+def batch_unwatched(f, x):
+    return _batch_jacobian(f, x, watch=False)
+
+
+def _hessian(f, x, watch=True):
+    import tensorflow as tf
+
+    with tf.GradientTape(persistent=True) as outer:
+        if watch:
+            outer.watch(x)
+        with tf.GradientTape() as inner:
+            if watch:
+                inner.watch(x)
+            y = f(x)
+        g = inner.gradient(y, x, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+    return outer.jacobian(g, x, unconnected_gradients=tf.UnconnectedGradients.ZERO, experimental_use_pfor=False)
+
+
+def hessian_summed(f, x):
+    import tensorflow as tf
+
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        g = inner.gradient(y, x)
+    return outer.gradient(g, x)
+
+
+def hessian_unwatched(f, x):
+    return _hessian(f, x, watch=False)
+
+
+def jvp_as_vjp(f, x, v):
+    """J^T v: a reverse-mode product with v as the output gradient (defined only when n == m)."""
+    import tensorflow as tf
+
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    return tape.gradient(y, x, output_gradients=v)
+
+
+def jvp_gradient_times_v(f, x, v):
+    import tensorflow as tf
+
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    return tape.gradient(y, x, unconnected_gradients=tf.UnconnectedGradients.ZERO) * v

@@ -1,0 +1,80 @@
+"""Helpers of the probes: they run in the child (or a student's kernel) and import TensorFlow inside their body.
+
+A probe turns a case's plain data into TensorFlow inputs, calls the student's function, checks the shape of
+what came back (a ``ContractError`` that says what was expected and what came instead) and returns the
+outputs to compare. None of these helpers is an answer to an exercise.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+
+from autograder.model.course import ContractError
+
+
+def tensor(values: Any, variable: bool = False):
+    """A fresh tf.Tensor (or tf.Variable) holding ``values``, with the values' dtype."""
+    import tensorflow as tf
+
+    values = np.asarray(values)
+    return tf.Variable(values) if variable else tf.constant(values)
+
+
+def require_tensor(value: Any, what: str, like=None):
+    """The value as a tf.Tensor, or a ContractError that says what came back instead."""
+    import tensorflow as tf
+
+    if isinstance(value, tuple) and len(value) == 2 and callable(value[1]):
+        raise ContractError(
+            f"{what} is a (value, grad_fn) pair: the function returned what a @tf.custom_gradient "
+            "function returns, but is not decorated with @tf.custom_gradient")
+    if value is None:
+        raise ContractError(f"{what} is None")
+    if not isinstance(value, (tf.Tensor, tf.Variable, np.ndarray, float, int, np.floating)):
+        raise ContractError(f"{what} is a {type(value).__name__}, expected a tf.Tensor")
+    result = tf.convert_to_tensor(value)
+    if like is not None and result.dtype != like.dtype:
+        raise ContractError(f"{what} has dtype {result.dtype.name} for a {like.dtype.name} input: "
+                            "keep the input's dtype (do not hard-code tf.float32)")
+    return result
+
+
+def require_scalar(value, what: str, like=None, allow_none: bool = False):
+    """A scalar tf.Tensor (shape ()), None where allowed, or a ContractError that says what came back."""
+    if value is None and allow_none:
+        return None
+    result = require_tensor(value, what, like=like)
+    if result.shape.rank != 0:
+        raise ContractError(f"{what} has shape {tuple(result.shape)}, expected a scalar (shape ())")
+    return result
+
+
+def require_like(value, what: str, like):
+    """A tf.Tensor with the shape and dtype of ``like``, or a ContractError."""
+    result = require_tensor(value, what, like=like)
+    if tuple(result.shape) != tuple(like.shape):
+        raise ContractError(f"{what} has shape {tuple(result.shape)}, expected {tuple(like.shape)} (the shape of x)")
+    return result
+
+
+def require_pair(value: Any, what: str) -> tuple[Any, Any]:
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        got = f"a {type(value).__name__}" + (f" of length {len(value)}" if isinstance(value, (tuple, list)) else "")
+        raise ContractError(f"{what} must return a pair, got {got}")
+    return value[0], value[1]
+
+
+def weighted_gradient(function, x_args: Mapping[str, Any], call, upstream: np.ndarray | None):
+    """Run ``call(function, x)`` under a tape and return (value, d sum(upstream * value) / dx)."""
+    import tensorflow as tf
+
+    x = tensor(x_args["x"], x_args.get("variable", False))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        value = require_tensor(call(function, x), "the returned value", like=x)
+        weights = tf.ones_like(value) if upstream is None else tf.constant(upstream, dtype=value.dtype)
+        if weights.shape != value.shape:
+            raise ContractError(f"the returned value has shape {tuple(value.shape)}, expected {tuple(weights.shape)}")
+        loss = tf.reduce_sum(weights * value)
+    return value, tape.gradient(loss, x)

@@ -1,0 +1,9 @@
+"""Where grading meets the places it runs: the students' self-check, nbgrader's graded cells, Gradescope.
+
+- ``selfcheck``: public check cells in a student's own kernel (no solutions: ``public_answers``).
+- ``nbgrader_cell``: a graded cell's grade, from a contained run of the kit's CLI.
+- ``gradescope_bundle``: the autograder zip for Gradescope, and what runs inside Gradescope.
+- ``public_answers``: the reference's and the mistake models' answers on the public cases, shipped in the wheel.
+
+May import anything of the kit.
+"""

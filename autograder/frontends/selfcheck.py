@@ -1,0 +1,112 @@
+"""Students' self-check: the public check cells of the released notebooks.
+
+A public check cell holds::
+
+    from autograder.selfcheck import check
+    check("derivatives")
+
+It runs the student's function, in their own kernel, on the exercise's public
+cases (the probe the grader's child runs), compares the results with the
+reference's stored answers (``public_answers``: no solutions needed) and judges
+them with the grader's own ``judge.evaluate``, so a student reads the same words
+here as in their grade: which pitfall, where in their cells, how to fix it.
+Public cases show their values; the hidden cases run only when the assignment
+is graded.
+"""
+from __future__ import annotations
+
+import inspect
+import sys
+from textwrap import indent
+from typing import Any
+
+from autograder.course import find_exercise
+from autograder.frontends.public_answers import public_cases, stored_outcomes
+from autograder.judge import static_checks
+from autograder.judge.evaluate import ExerciseEvidence, evaluate_exercise
+from autograder.load.cells import Cell, SubmissionSource
+from autograder.load.ipython import neutralise_ipython
+from autograder.model.results import Status
+from autograder.report.feedback_text import feedback_text
+from autograder.run.probe import parameters, probe_outcome
+from autograder.run.wire import decode_outcome
+
+CHILD_MODULE = "autograder.run.child"  # imported in the grader's children only
+
+
+class SelfCheckFailed(AssertionError):
+    """A public check failed; the message is the grader's feedback on the public cases."""
+
+
+def check(exercise_id: str, namespace: dict[str, Any] | None = None) -> None:
+    """Check ``exercise_id`` as defined in the notebook's namespace on the public cases; raise if it fails."""
+    __tracebackhide__ = True  # IPython: show the message, not this module's frames
+    if CHILD_MODULE in sys.modules:
+        return  # a copy of this cell inside the grader's child: grading does its own checks
+    assignment, exercise = find_exercise(exercise_id)
+    namespace = namespace if namespace is not None else vars(sys.modules["__main__"])
+    cases = public_cases(exercise)
+    reference, mistakes = stored_outcomes(assignment.id, exercise, cases)
+    function = namespace.get(exercise_id)
+    source = session_source(namespace)
+    cells = _cell_numbers()
+
+    def student_file(filename: str) -> str | None:
+        return f"<cell [{cells[filename]}]>" if filename in cells else None
+
+    evidence = ExerciseEvidence(
+        exercise=exercise,
+        cases=cases,
+        student=[decode_outcome(probe_outcome(exercise, function, case.args, student_file, catch=Exception))
+                 if callable(function) else None for case in cases],
+        reference=reference,
+        mistakes=mistakes,
+        static=static_checks.analyze(source, exercise_id),
+        defined=parameters(function) if exercise_id in namespace else None,
+        load_errors=[],
+        source=source,
+    )
+    result = evaluate_exercise(evidence)
+    if result.status == Status.PASSED:
+        print(f"{exercise_id}: public checks passed ({len(cases)} case{'s' if len(cases) != 1 else ''}; "
+              "the hidden cases run when the assignment is graded)")
+        return
+    pitfalls = f" [{', '.join(result.pitfalls)}]" if result.pitfalls else ""
+    text = f"{exercise_id}: public checks failed{pitfalls}\n" + indent(feedback_text(result), "    ")
+    if result.status == Status.NOT_IMPLEMENTED:
+        raise NotImplementedError(text)
+    raise SelfCheckFailed(text)
+
+
+def _cell_numbers() -> dict[str, int]:
+    """IPython's file name of each executed cell -> its execution count ("In [7]")."""
+    shell = _shell()
+    mapping = getattr(getattr(shell, "compile", None), "_filename_map", None)
+    return dict(mapping) if isinstance(mapping, dict) else {}
+
+
+def _shell():
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    return get_ipython()
+
+
+def session_source(namespace: dict[str, Any]) -> SubmissionSource:
+    """The code the kernel ran, one cell per execution ("cell 7" is In [7]), for the static checks."""
+    history = namespace.get("In")
+    cells = []
+    if isinstance(history, list):
+        for number, text in enumerate(history):
+            if number and isinstance(text, str) and text.strip():
+                code, _ = neutralise_ipython(text)
+                cells.append(Cell(index=number, source=text, code=code))
+    else:  # a plain Python session: the source of the functions themselves
+        for number, value in enumerate(v for v in namespace.values() if inspect.isfunction(v)):
+            try:
+                text = inspect.getsource(value)
+            except (OSError, TypeError):
+                continue
+            cells.append(Cell(index=number + 1, source=text, code=text))
+    return SubmissionSource(path=None, kind="notebook", cells=cells, cell_label="cell [{}]")

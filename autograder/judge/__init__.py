@@ -1,0 +1,11 @@
+"""Judging, in the trusted parent: numbers compared, mistakes named, the source read, results built.
+
+- ``compare``: one output against the reference's, with a failure text in pytest's ``approx`` style.
+- ``cases``: one case's verdict (passed, wrong, raised, timed out...).
+- ``diagnose``: the rules that name a pitfall from the verdicts, the mistake models' numbers and the
+  static reading; ``where``: a static finding as a place in the student's code.
+- ``evaluate``: an exercise's evidence -> its ``ExerciseResult`` (score, status, explanations, cases).
+- ``static_checks``: reading the student's source with ``ast`` (never running it).
+
+May import: ``autograder.model``, ``autograder.load`` (the source read for the static reading).
+"""

@@ -1,0 +1,125 @@
+"""One exercise's evidence -> its ``ExerciseResult``: score, status, pitfalls, explanations, cases shown.
+
+Evidence is plain data: the student's and the reference's outcomes per case, the mistake models'
+outcomes, and what the static reading found. The grader's pipeline and the students' self-check build it
+the same way and call ``evaluate_exercise``; the writers render what it returns.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from autograder.judge.cases import CaseVerdict, Verdict, describe_error, judge_case
+from autograder.judge.diagnose import diagnose
+from autograder.load.cells import SubmissionSource
+from autograder.model.course import Assignment, Case, Exercise
+from autograder.model.outcomes import ErrorInfo, TaskOutcome
+from autograder.model.results import CaseReport, ExerciseResult, Status, SubmissionResult
+
+NO_CUSTOM_GRADIENT_CAP = 0.5  # share of the points kept when the numbers are right but the goal is missed
+MAX_CASE_MESSAGES = 2
+
+
+@dataclass
+class ExerciseEvidence:
+    exercise: Exercise
+    cases: list[Case]
+    student: list[TaskOutcome | None]
+    reference: list[TaskOutcome | None]
+    mistakes: list[list[TaskOutcome | None]]  # [mistake k][case i]
+    static: object  # static_checks.FunctionReport
+    defined: list[str] | str | None  # parameters, or why it is not a function, or None when missing
+    load_errors: list[tuple[int, ErrorInfo]]
+    source: SubmissionSource
+    problems: list[str] = field(default_factory=list)  # what stopped the submission while loading
+
+
+def unreadable_result(shown_as: str, student: str, assignment: Assignment, problem: str) -> SubmissionResult:
+    summary = f"The submission could not be read: {problem}. Nothing in it was graded."
+    return SubmissionResult(shown_as, student, assignment.id, [
+        ExerciseResult(e.id, 0.0, e.points, Status.ERROR, [], summary) for e in assignment.exercises], notes=[problem])
+
+
+def evaluate_exercise(evidence: ExerciseEvidence) -> ExerciseResult:
+    exercise = evidence.exercise
+    total = len(evidence.cases)
+    if evidence.defined is None:
+        return ExerciseResult(exercise.id, 0.0, exercise.points, Status.MISSING, [], _missing_summary(evidence),
+                              cases_total=total)
+    if isinstance(evidence.defined, str):
+        return ExerciseResult(exercise.id, 0.0, exercise.points, Status.ERROR, [],
+                              f"`{exercise.id}` is {evidence.defined}; define it with "
+                              f"`def {exercise.id}({', '.join(exercise.params)}):`", cases_total=total)
+    verdicts = [judge_case(exercise, case, student, reference)
+                for case, student, reference in zip(evidence.cases, evidence.student, evidence.reference)]
+    total_weight = sum(v.case.weight for v in verdicts)
+    passed_weight = sum(v.case.weight for v in verdicts if v.passed)
+    score = exercise.points * passed_weight / total_weight if total_weight else 0.0
+    explanations = diagnose(evidence, verdicts)
+    pitfalls = [e.pitfall for e in explanations]
+    if "no-custom-gradient" in pitfalls:
+        score = min(score, exercise.points * NO_CUSTOM_GRADIENT_CAP)
+    status = _status(verdicts, score, exercise.points)
+    passed = sum(v.passed for v in verdicts)
+    result = ExerciseResult(exercise.id, round(score, 4), exercise.points, status, cases_passed=passed,
+                            cases_total=len(verdicts))
+    if status == Status.NOT_IMPLEMENTED:
+        result.pitfalls = ["not-implemented"]
+        result.summary = (f"`{exercise.id}` still raises NotImplementedError: replace `raise NotImplementedError()` "
+                          "with your implementation.")
+        return result
+    if status != Status.PASSED and not pitfalls and any(v.kind == Verdict.WRONG for v in verdicts):
+        pitfalls = ["wrong-value"]
+    result.pitfalls = pitfalls
+    result.explanations = explanations
+    result.summary = (f"All {len(verdicts)} cases passed." if status == Status.PASSED
+                      else f"{passed} of {len(verdicts)} cases passed.")
+    if evidence.defined != list(exercise.params):
+        result.notes.append(f"`{exercise.id}` takes ({', '.join(evidence.defined)}) but the exercise asks for "
+                            f"`{exercise.id}({', '.join(exercise.params)})`.")
+    result.cases, result.more_failing = _cases_shown(verdicts)
+    return result
+
+
+def _status(verdicts: list[CaseVerdict], score: float, points: float) -> Status:
+    if all(v.passed for v in verdicts):
+        return Status.PASSED if score >= points - 1e-9 else Status.PARTIAL
+    if any(v.passed for v in verdicts):
+        return Status.PARTIAL
+    kinds = {v.kind for v in verdicts}
+    if kinds <= {Verdict.NOT_IMPLEMENTED, Verdict.NOT_RUN} and Verdict.NOT_IMPLEMENTED in kinds:
+        return Status.NOT_IMPLEMENTED
+    if kinds <= {Verdict.TIMEOUT, Verdict.NOT_RUN}:
+        return Status.TIMEOUT
+    if kinds <= {Verdict.ERROR, Verdict.CRASHED, Verdict.MEMORY, Verdict.NOT_RUN, Verdict.NOT_IMPLEMENTED}:
+        return Status.ERROR
+    return Status.FAILED
+
+
+def _cases_shown(verdicts: list[CaseVerdict]) -> tuple[list[CaseReport], int]:
+    """The first failing cases (a 'not run' only when nothing else is shown), and how many more failed."""
+    shown: list[CaseReport] = []
+    for verdict in verdicts:
+        if verdict.passed or len(shown) >= MAX_CASE_MESSAGES:
+            continue
+        if verdict.kind == Verdict.NOT_RUN and shown:
+            continue
+        shown.append(CaseReport(verdict.case.id, verdict.case.description, verdict.case.public, verdict.message))
+    return shown, len([v for v in verdicts if not v.passed]) - len(shown)
+
+
+def _missing_summary(evidence: ExerciseEvidence) -> str:
+    exercise = evidence.exercise
+    signature = f"def {exercise.id}({', '.join(exercise.params)}):"
+    pattern = re.compile(rf"^\s*def\s+{re.escape(exercise.id)}\s*\(", re.MULTILINE)
+    for cell, error in evidence.load_errors:
+        source_cell = evidence.source.cell(cell)
+        if source_cell is not None and pattern.search(source_cell.code):
+            where = evidence.source.where(cell, None) or "the file"
+            return (f"`{exercise.id}` is not defined: {where}, which defines it, raised {describe_error(error)}. "
+                    "Fix that error and run the cell again.")
+    if evidence.problems:
+        return (f"`{exercise.id}` is not defined: the submission did not load completely "
+                f"({'; '.join(evidence.problems)}). Make every cell run to its end, quickly, without exiting.")
+    return (f"`{exercise.id}` is not defined. Keep the function with this exact name and signature: "
+            f"`{signature}`")

@@ -1,0 +1,134 @@
+"""How an exercise is described: once, and used by every front end.
+
+An ``Exercise`` names its function and parameters, its points, how to build
+its cases from a seed, the *probe* that runs an implementation on one case
+(inside the child, with TensorFlow), the outputs to compare and their
+tolerances, and its *mistake models*: known-wrong implementations whose
+numbers, when a student's match them, name the pitfall.
+
+A ``Mistake`` here is only its description (pitfall, explanation, fix, and the
+*name* of its implementation): the implementations, and the correct helpers
+some of them use, live in each assignment's trusted ``mistakes`` module, which
+the student's child never imports (see ``autograder.run.child_modules``).
+
+The parent process imports this module and the exercise modules without
+importing TensorFlow: probes import it inside their body.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+# Default tolerances keyed by dtype, as JAX's check_grads does: relative, and an
+# absolute floor that scales with the size of the reference (see compare.py).
+TOLERANCES: dict[str, tuple[float, float]] = {
+    "float32": (2e-3, 1e-5),
+    "float64": (1e-6, 1e-10),
+}
+
+
+class ContractError(Exception):
+    """An implementation returned something the contract does not allow (wrong structure).
+
+    Raised by probes; the message is shown to the student as it is, so it says
+    what was expected and what came back.
+    """
+
+
+@dataclass(frozen=True)
+class Case:
+    """One input on which an implementation is run and compared with the reference."""
+
+    id: str  # stable, short: "f64-variable-upstream"
+    description: str  # for people: "float64 Variable x of shape (3, 4), loss = sum(w * y)"
+    args: Mapping[str, Any]  # plain data (numpy arrays, numbers, strings); the probe builds TF objects
+    dtype: str = "float32"  # selects the tolerance
+    weight: float = 1.0  # share of the exercise's points
+    time_limit: float = 20.0  # seconds for this case, in the child
+    tags: frozenset[str] = frozenset()  # "large" (edge magnitudes), "scale" (n = 100,000), "pfor", "tensor", "variable", "upstream"
+    public: bool = False  # a case students also see in their notebook's checks
+
+    def has(self, tag: str) -> bool:
+        return tag in self.tags
+
+
+@dataclass(frozen=True)
+class Output:
+    """One named result of a probe (a value, a gradient, a count) and how it is compared."""
+
+    name: str
+    label: str  # "the gradient with respect to x", used in feedback
+    none_means_zero: bool = False  # the contract's "None and zeros are both correct" where the reference is zero
+    check_dtype: bool = False  # a float32 result for a float64 input is wrong
+    gradient: bool = False  # a derivative: None / zeros here where the reference flows is a cut gradient
+    exact: bool = False  # booleans and counts: no tolerance
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A known-wrong implementation: when a student's numbers match it, its pitfall is named."""
+
+    pitfall: str
+    implementation: str  # its function's name in the assignment's trusted ``mistakes`` module (same signature)
+    explanation: str  # what the student probably did, in one sentence
+    fix: str  # what to do instead
+    cases: Callable[[Case], bool] = lambda case: not case.has("scale")
+    outputs: tuple[str, ...] | None = None  # compare only these outputs (None: all); the mistake's signature
+
+
+@dataclass(frozen=True)
+class Exercise:
+    id: str
+    params: tuple[str, ...]
+    points: float
+    make_cases: Callable[[np.random.Generator], list[Case]]
+    probe: Callable[[Callable[..., Any], Mapping[str, Any]], dict[str, Any]]
+    outputs: tuple[Output, ...]
+    mistakes: tuple[Mistake, ...] = ()
+    requires_custom_gradient: bool = False  # the learning goal is @tf.custom_gradient itself
+    materialized_pitfall: str | None = None  # pitfall when only the "scale" cases fail
+    # tf.stop_gradient is the point of the exercise (a constant target): only other cuts are evidence of a cut
+    stop_gradient_expected: bool = False
+    tolerances: Mapping[str, tuple[float, float]] = field(default_factory=lambda: dict(TOLERANCES))
+    hints: Mapping[str, str] = field(default_factory=dict)  # pitfall id -> exercise-specific fix
+
+    def cases(self, seed: int) -> list[Case]:
+        """The cases for a run: fixed edge cases plus random ones drawn from ``seed``."""
+        # Each exercise draws from its own stream, so adding one does not move the others.
+        stream = np.random.default_rng([seed, _stable_hash(self.id)])
+        cases = self.make_cases(stream)
+        ids = [case.id for case in cases]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"{self.id}: case ids must be unique, got {ids}")
+        return cases
+
+    def tolerance(self, case: Case) -> tuple[float, float]:
+        """(relative, absolute floor) for the case's dtype."""
+        return self.tolerances.get(case.dtype, self.tolerances["float32"])
+
+    def output(self, name: str) -> Output:
+        return next(output for output in self.outputs if output.name == name)
+
+
+@dataclass(frozen=True)
+class Assignment:
+    id: str
+    title: str
+    exercises: tuple[Exercise, ...]
+
+    @property
+    def max_score(self) -> float:
+        return sum(exercise.points for exercise in self.exercises)
+
+    def exercise(self, exercise_id: str) -> Exercise:
+        return next(exercise for exercise in self.exercises if exercise.id == exercise_id)
+
+
+def _stable_hash(text: str) -> int:
+    """A hash that does not change between runs (Python's str hash does)."""
+    value = 0
+    for char in text.encode("utf-8"):
+        value = (value * 131 + char) % (2**31 - 1)
+    return value

@@ -1,0 +1,112 @@
+"""The pitfall catalogue: every id the grader may name (the contract's, ../shared/CURRICULUM.md), what each
+means and how to fix it, in words for students.
+
+This is the only list of pitfall ids: exercises, the judge, the writers and the tests read it from here.
+Exercise descriptions may give a more specific fix (``Exercise.hints``, ``Mistake.fix``); these are the defaults.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Pitfall:
+    id: str
+    what: str  # what the student did
+    fix: str  # how to fix it
+
+
+CATALOGUE = {p.id: p for p in (
+    Pitfall("tape-outside-context",
+            "the inner gradient (or a loss term) is computed after leaving the `with` block of the outer tape "
+            "that must differentiate it, so the outer tape never records it",
+            "move the inner `tape.gradient(...)` call (or the term) inside the outer `with tf.GradientTape() as "
+            "outer:` block, then call `outer.gradient(...)`"),
+    Pitfall("unwatched-tensor",
+            "the gradient is taken with respect to a tf.Tensor that no tape watched: it works for tf.Variable "
+            "inputs and gives None for Tensors",
+            "call `tape.watch(x)` right after opening each `with tf.GradientTape() as tape:` block"),
+    Pitfall("gradient-cut",
+            "`.numpy()`, `float()`, an integer cast or `tf.stop_gradient` sits on the path that must be "
+            "differentiated, so the gradient stops there",
+            "keep the computation in TensorFlow ops on tensors, with no conversion to NumPy or Python numbers "
+            "between the input and the output"),
+    Pitfall("non-persistent-tape",
+            "`gradient` (or `jacobian`) is called twice on a tape that is not persistent; TensorFlow frees a "
+            "tape's records after its first use",
+            "create the tape with `tf.GradientTape(persistent=True)`, or use a separate tape for each gradient"),
+    Pitfall("unstable-gradient",
+            "the automatic gradient runs into inf / inf (or 0 * inf) for large inputs: NaN, inf or a silent 0 "
+            "where the true gradient is finite",
+            "write the gradient in a form that never divides two overflowing numbers (e.g. `tf.sigmoid(x)` "
+            "for e^x / (1 + e^x)) and return it from a `@tf.custom_gradient` grad_fn"),
+    Pitfall("unstable-value",
+            "the value overflows (inf or NaN) for large inputs where the true value is finite",
+            "rewrite the formula so that no intermediate overflows, e.g. log(1 + e^x) = max(x, 0) + "
+            "log1p(e^-|x|)"),
+    Pitfall("ignores-upstream",
+            "the custom `grad_fn` does not multiply by (or pass on) the upstream gradient; it is right only when "
+            "the loss is a plain sum",
+            "multiply what grad_fn returns by its `upstream` argument (chain rule)"),
+    Pitfall("no-custom-gradient",
+            "the exercise is solved without `@tf.custom_gradient`: even right numbers would miss the learning goal "
+            "(writing the gradient yourself)",
+            "decorate the function with `@tf.custom_gradient` and return `(value, grad_fn)`"),
+    Pitfall("missing-stop-gradient",
+            "the gradient flows into a target that must stay constant",
+            "wrap the target in `tf.stop_gradient(...)`"),
+    Pitfall("clips-value",
+            "the forward value is clipped or changed, where only the gradient should change",
+            "return the input unchanged (`tf.identity(x)`) and clip inside grad_fn"),
+    Pitfall("no-gradient",
+            "an op with no gradient (plain `tf.round`) is used where a straight-through gradient is asked for",
+            "pass the upstream gradient through: `x + tf.stop_gradient(tf.round(x) - x)` or a "
+            "`@tf.custom_gradient` whose grad_fn returns `upstream`"),
+    Pitfall("not-recomputed",
+            "f is returned without `tf.recompute_grad`, so it does not run again on the backward pass and its "
+            "intermediates stay in memory",
+            "return `tf.recompute_grad(f)`"),
+    Pitfall("wrong-norm-axis",
+            "the gradient norm is taken over the wrong axes (the whole batch, or only axis 1 of image inputs)",
+            "take one norm per example over every axis but the first: "
+            "`tf.sqrt(tf.reduce_sum(tf.square(g), axis=list(range(1, g.shape.rank))))`"),
+    Pitfall("full-jacobian",
+            "`tape.jacobian` is used where per-example Jacobians are asked for: the result has shape "
+            "(batch, m, batch, n), mostly zeros",
+            "use `tape.batch_jacobian(y, x)`, which returns (batch, m, n)"),
+    Pitfall("transposed",
+            "the result is the transpose of the asked matrix",
+            "J[i, j] is dy_i / dx_j: rows follow the outputs, columns the inputs; `tape.jacobian(y, x)` already "
+            "has this orientation"),
+    Pitfall("summed-gradient",
+            "`tape.gradient` is used on a vector output, which returns the gradient of sum(y): the column sums "
+            "of the Jacobian, not the Jacobian",
+            "use `tape.jacobian(y, x)` for the full (m, n) matrix"),
+    Pitfall("pfor-unsupported",
+            "the pfor vectorizer is relied on for an op it cannot convert",
+            "call `tape.jacobian(y, x, experimental_use_pfor=False)` on a tape created with `persistent=True`"),
+    Pitfall("materialized-hessian",
+            "the full Hessian is formed where only a Hessian-vector product is asked for: right for small n, out "
+            "of time or memory at n = 100,000",
+            "differentiate the scalar `tf.reduce_sum(g * v)` (double backprop) or use forward-over-backward with "
+            "`tf.autodiff.ForwardAccumulator`; never build an (n, n) matrix"),
+    Pitfall("materialized-jacobian",
+            "the full Jacobian is formed where only a Jacobian-vector product is asked for: right for small n, out "
+            "of time or memory at n = 100,000",
+            "use `tf.autodiff.ForwardAccumulator(primals=x, tangents=v)` and `acc.jvp(y)`; never build an "
+            "(m, n) matrix"),
+    Pitfall("not-implemented",
+            "the function still raises NotImplementedError",
+            "replace `raise NotImplementedError()` with your implementation"),
+    Pitfall("wrong-value",
+            "the numbers differ from the reference",
+            "compare your function with the exercise statement on the failing case below; run the public checks "
+            "in your notebook"),
+)}
+
+
+PITFALL_IDS = tuple(CATALOGUE)
+
+
+def describe(pitfall_id: str) -> Pitfall:
+    return CATALOGUE[pitfall_id]

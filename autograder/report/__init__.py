@@ -1,0 +1,10 @@
+"""Writers: every one renders the result model (``autograder.model.results``); none parses another's text.
+
+- ``contract``: the contract's JSON; ``feedback_text``: an exercise's feedback as the contract's text.
+- ``text``: per-submission detail and the class table, for terminals and logs.
+- ``formats``: Gradescope's results.json, JUnit XML, a CSV gradebook, GitHub Classroom's runner result.
+- ``feedback_pages``: one HTML page per submission; ``class_report``: the class's page with plots.
+- ``numbers``: the one way points are written for people.
+
+May import: ``autograder.model``, ``autograder.course`` (the assignments' order), ``autograder.store.atomic``.
+"""

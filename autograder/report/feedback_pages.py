@@ -1,0 +1,217 @@
+"""Feedback pages: one HTML page per submission (a student's work on one assignment), and an index.
+
+Layout, as nbgrader's ``feedback/<student>/<assignment>/``::
+
+    DIR/index.html                      for the instructor: every page of this run, with scores
+    DIR/<student>/<assignment>.html     for the student: hand each student their own folder
+
+One page per submission rather than one per student: grading assignment 2 a week
+after assignment 1 into the same DIR adds pages beside the old ones instead of
+overwriting a student's page with half of it. (index.html lists this run's pages.)
+
+The pages read offline: no script, no external CSS, fonts or images; the CSS is
+inline and a Content-Security-Policy forbids everything else, so a page shows the
+same thing on a laptop, an LMS or a USB stick. Everything that comes from a
+submission (names, paths, error messages, code) is HTML-escaped.
+
+Each exercise is rendered from its structure: the summary, each pitfall's explanation, where it is (with
+the student's own lines around it, as they were when graded) and its fix, then the failing cases. A
+result read back from the contract's JSON (``autograder report``) has its feedback as text only: it is
+shown as that text, with the catalogue's words for each pitfall it names.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import quote
+
+from autograder.course import ASSIGNMENT_IDS
+from autograder.model.pitfalls import CATALOGUE
+from autograder.model.results import Explanation, ExerciseResult, SubmissionResult, Where
+from autograder.report.feedback_text import case_title, sentence
+from autograder.report.html import esc, inline, page
+from autograder.report.numbers import number
+from autograder.report.text import MARKS
+from autograder.store.atomic import write_atomically
+
+__all__ = ["write_feedback_pages", "feedback_page", "page_paths", "slug"]
+
+
+# --------------------------------------------------------------------------- one page
+
+def _status(status: str) -> str:
+    return f'<span class="status {esc(status)}">{esc(MARKS.get(status, ""))} {esc(status)}</span>'
+
+
+def _anchor(exercise_id: str) -> str:
+    return "ex-" + re.sub(r"[^A-Za-z0-9_-]", "_", exercise_id)
+
+
+def _where_html(where: Where) -> str:
+    place = where.place + (f": `{where.code}`" if where.code else "")
+    parts = [f'<div class="where"><p><strong>Where:</strong> {inline(place)}</p>']
+    if where.excerpt:
+        width = len(str(where.excerpt[-1][0]))
+        rows = []
+        for line_number, text in where.excerpt:
+            row = f"{str(line_number).rjust(width)} │ {esc(text)}"
+            rows.append(f"<mark>{row}</mark>" if line_number == where.line else row)
+        label = f"cell {where.cell}" if where.cell is not None else "your file"
+        parts.append(f'<pre aria-label="your code, {esc(label)}, line {where.line} marked"><code>'
+                     + "\n".join(rows) + "</code></pre>")
+    if where.detail:
+        parts.append(f"<p>{inline(where.detail)}</p>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _pitfall_box(pitfall_id: str, exercise_id: str) -> str:
+    return (f'<div class="pitfall" id="{_anchor(exercise_id)}-{esc(pitfall_id)}" data-pitfall="{esc(pitfall_id)}">'
+            f"<h4>Pitfall <code>{esc(pitfall_id)}</code></h4>")
+
+
+def _explanation_html(explanation: Explanation, exercise_id: str) -> str:
+    parts = [_pitfall_box(explanation.pitfall, exercise_id), f"<p>{inline(sentence(explanation.text))}</p>"]
+    if explanation.where is not None:
+        parts.append(_where_html(explanation.where))
+    parts.append(f'<p class="fix"><strong>Fix:</strong> {inline(explanation.fix + ".")}</p></div>')
+    return "".join(parts)
+
+
+def _catalogue_html(pitfall_id: str, exercise_id: str) -> str:
+    """A pitfall named in the result without an explanation of its own: the catalogue's words."""
+    entry = CATALOGUE.get(pitfall_id)
+    if entry is None:
+        return _pitfall_box(pitfall_id, exercise_id) + "</div>"
+    return (_pitfall_box(pitfall_id, exercise_id)
+            + f"<p>{inline(sentence(entry.what))}</p>"
+            f'<p class="fix"><strong>Fix:</strong> {inline(entry.fix + ".")}</p></div>')
+
+
+def exercise_html(exercise: ExerciseResult) -> str:
+    parts = [f'<section class="exercise" id="{_anchor(exercise.id)}">',
+             f"<h3><code>{esc(exercise.id)}</code> · {number(exercise.score)} / {number(exercise.max_score)}"
+             f" · {_status(exercise.status)}</h3>"]
+    explained = {e.pitfall for e in exercise.explanations}
+    if exercise.text is not None:  # read back from the contract's JSON: the text as it is
+        if exercise.text.strip():
+            parts.append(f'<pre class="feedback">{esc(exercise.text)}</pre>')
+    else:
+        parts += [f"<p>{inline(line)}</p>" for line in (exercise.summary, *exercise.notes) if line.strip()]
+        parts += [_explanation_html(e, exercise.id) for e in exercise.explanations]
+        parts += [f'<div class="case"><p class="case-title">{inline(case_title(case))}:</p>'
+                  f"<pre>{esc(case.message)}</pre></div>" for case in exercise.cases]
+        if exercise.more_failing > 0:
+            parts.append(f"<p>({exercise.more_failing} more failing case{'s' if exercise.more_failing > 1 else ''} "
+                         "not shown)</p>")
+    parts += [_catalogue_html(p, exercise.id) for p in exercise.pitfalls if p not in explained]
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def feedback_page(result: SubmissionResult, seed: int | None = None) -> str:
+    """The page of one submission: a summary table, then each exercise's feedback."""
+    title = f"{result.assignment} — feedback for {result.student}"
+    body = [f"<h1>{esc(result.assignment)}: {number(result.score)} / {number(result.max_score)}</h1>",
+            f'<p class="meta">Feedback for <strong>{esc(result.student)}</strong> on '
+            f"<code>{esc(result.submission)}</code>"
+            + (f"; graded with seed {int(seed)}" if seed is not None else "") + ".</p>"]
+    body += [f'<p class="note">{inline(note)}</p>' for note in result.notes]
+    if result.exercises:
+        rows = "".join(
+            f'<tr><td><a href="#{_anchor(e.id)}"><code>{esc(e.id)}</code></a></td>'
+            f'<td class="num">{number(e.score)} / {number(e.max_score)}</td><td>{_status(e.status)}</td>'
+            f"<td>{', '.join(f'<code>{esc(p)}</code>' for p in e.pitfalls)}</td></tr>"
+            for e in result.exercises)
+        body.append('<table><caption>Exercises</caption><thead><tr><th scope="col">exercise</th>'
+                    '<th scope="col" class="num">score</th><th scope="col">status</th>'
+                    f'<th scope="col">pitfalls</th></tr></thead><tbody>{rows}</tbody></table>')
+        body.append("<p>Each exercise below says how many of its cases passed, which mistake the grader "
+                    "recognised (with where it is in your code and how to fix it) and what went wrong on "
+                    "the first failing cases.</p>")
+    body += [exercise_html(e) for e in result.exercises]
+    return page(title, "\n".join(body))
+
+
+# --------------------------------------------------------------------------- the folder
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+RESERVED = {"index.html", "con", "prn", "aux", "nul"}
+
+
+def slug(text: str, fallback: str) -> str:
+    """A file name made of [A-Za-z0-9._-] only, never empty, hidden, or a reserved name."""
+    name = _UNSAFE.sub("_", text).strip("._")[:80] or fallback
+    return f"_{name}" if name.lower() in RESERVED else name
+
+
+def _assignment_order(assignment: str) -> tuple[int, str]:
+    return (ASSIGNMENT_IDS.index(assignment) if assignment in ASSIGNMENT_IDS else len(ASSIGNMENT_IDS), assignment)
+
+
+def page_paths(results: list[SubmissionResult]) -> list[str]:
+    """Each result's page, relative to the folder: '<student>/<assignment>.html', unique (case-insensitively)."""
+    folders: dict[str, str] = {}  # student -> folder
+    used_folders: set[str] = set()
+    used_pages: set[str] = set()
+    paths = []
+    for result in results:
+        if result.student not in folders:
+            base = slug(result.student, "student")
+            folder, n = base, 1
+            while folder.lower() in used_folders:
+                n += 1
+                folder = f"{base}-{n}"
+            folders[result.student] = folder
+            used_folders.add(folder.lower())
+        base = f"{folders[result.student]}/{slug(result.assignment, 'assignment')}"
+        name, n = f"{base}.html", 1
+        while name.lower() in used_pages:  # the same student submitted twice for one assignment
+            n += 1
+            name = f"{base}-{n}.html"
+        used_pages.add(name.lower())
+        paths.append(name)
+    return paths
+
+
+def index_page(results: list[SubmissionResult], paths: list[str], seed: int | None = None) -> str:
+    assignments = sorted({r.assignment for r in results}, key=_assignment_order)
+    cells: dict[tuple[str, str], list[str]] = {}
+    totals: dict[str, list[float]] = {}
+    for result, path in zip(results, paths):
+        link = (f'<a href="{esc(quote(path))}">{number(result.score)} / {number(result.max_score)}</a>')
+        cells.setdefault((result.student, result.assignment), []).append(link)
+        total = totals.setdefault(result.student, [0.0, 0.0])
+        total[0] += result.score
+        total[1] += result.max_score
+    head = "".join(f'<th scope="col" class="num">{esc(a)}</th>' for a in assignments)
+    rows = []
+    for student in sorted(totals):
+        row = "".join(f'<td class="num">{"<br>".join(cells.get((student, a), ["—"]))}</td>' for a in assignments)
+        total, maximum = totals[student]
+        rows.append(f'<tr><th scope="row">{esc(student)}</th>{row}'
+                    f'<td class="num">{number(round(total, 4))} / {number(maximum)}</td></tr>')
+    body = (f"<h1>Feedback pages</h1>"
+            f'<p class="meta">{len(results)} submission{"s" if len(results) != 1 else ""}'
+            + (f", seed {int(seed)}" if seed is not None else "") + ". "
+            "This index is for the instructor: it lists every student's score. Each student's pages are in "
+            "their own folder (<code>&lt;student&gt;/&lt;assignment&gt;.html</code>); hand each student only "
+            "their folder.</p>"
+            f'<table><caption>Scores (each links to the feedback page)</caption><thead><tr>'
+            f'<th scope="col">student</th>{head}<th scope="col" class="num">total</th></tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table>")
+    return page("Feedback pages", body)
+
+
+def write_feedback_pages(results: list[SubmissionResult], folder: Path, seed: int | None = None) -> list[Path]:
+    """Write every submission's page and DIR/index.html; returns the pages written (index last)."""
+    folder = Path(folder)
+    paths = page_paths(results)
+    written = []
+    for result, relative in zip(results, paths):
+        target = folder / relative
+        write_atomically(target, feedback_page(result, seed))
+        written.append(target)
+    write_atomically(folder / "index.html", index_page(results, paths, seed))
+    written.append(folder / "index.html")
+    return written

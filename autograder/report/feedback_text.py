@@ -1,0 +1,53 @@
+"""An exercise's feedback as the contract's text (the JSON's ``feedback``): what every text writer shows.
+
+Rendered from the structure the judge built; a result read back from the contract's JSON carries its
+text as given (``ExerciseResult.text``) and is shown as it is.
+"""
+from __future__ import annotations
+
+from autograder.model.results import CaseReport, Explanation, ExerciseResult, Status, Where
+
+
+def feedback_text(exercise: ExerciseResult) -> str:
+    if exercise.text is not None:
+        return exercise.text
+    if exercise.status == Status.NOT_IMPLEMENTED:
+        return exercise.summary
+    lines = [exercise.summary] if exercise.summary else []
+    lines += exercise.notes
+    for explanation in exercise.explanations:
+        lines += explanation_lines(explanation)
+    lines += [case_text(case) for case in exercise.cases]
+    if exercise.more_failing > 0:
+        lines.append(f"({exercise.more_failing} more failing case{'s' if exercise.more_failing > 1 else ''} "
+                     "not shown)")
+    return "\n".join(lines)
+
+
+def explanation_lines(explanation: Explanation) -> list[str]:
+    lines = [f"[{explanation.pitfall}] {sentence(explanation.text)}"]
+    if explanation.where is not None:
+        lines.append(f"  Where: {where_text(explanation.where)}")
+    lines.append(f"  Fix: {explanation.fix}.")
+    return lines
+
+
+def sentence(text: str) -> str:
+    """A clause as a sentence: capital first letter, final period."""
+    return f"{text[0].upper()}{text[1:]}." if text else ""
+
+
+def where_text(where: Where) -> str:
+    """'cell 7, line 4: `code`' and, on the next line, what the static reading saw there."""
+    text = where.place + (f": `{where.code}`" if where.code else "")
+    return f"{text}\n    {where.detail}" if where.detail else text
+
+
+def case_title(case: CaseReport) -> str:
+    return (f"Case {case.description}" if case.public
+            else f"Hidden case {case.description} (its values are not shown)")
+
+
+def case_text(case: CaseReport) -> str:
+    message = case.message.replace("\n", "\n    ")
+    return f"{case_title(case)}:\n    {message}"

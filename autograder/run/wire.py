@@ -1,0 +1,244 @@
+"""The one codec: values, errors, task outcomes and run records as plain JSON data, both ways.
+
+Used by the child (encoding what a student's function returned), the parent (decoding a child's messages),
+the reference cache (records kept on disk) and the students' stored public answers (outcomes shipped in
+the wheel). Arrays travel as base64 float64 bytes with a shape. Nothing is unpickled and no object made by
+student code ever reaches the parent: decoding rebuilds fresh ``numpy.ndarray``s of dtype float64 from
+bytes after checking every field's type exactly, and raises ``WireError`` for anything else.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import math
+from typing import Any
+
+import numpy as np
+
+from autograder.model.outcomes import ErrorInfo, RunRecord, RunStatus, TaskOutcome, Value
+
+# Largest value accepted: 1,000,000 float64 (8 MB, 10.7 MB in base64), ten times the course's largest answer
+# (n = 100,000). A probe's few outputs then fit one message (MAX_MESSAGE_BYTES), so a huge return value is
+# refused in the child with a clear message instead of breaking the channel.
+MAX_ELEMENTS = 1_000_000
+MAX_MESSAGE_BYTES = 64 * 2**20
+MAX_TEXT = 4_000  # characters kept of an exception message or a type name
+MAX_FRAMES = 5
+
+
+class WireError(ValueError):
+    """Data that is not what the protocol allows."""
+
+
+# --------------------------------------------------------------------------- messages
+
+def dumps(message: dict) -> bytes:
+    return json.dumps(message, allow_nan=True).encode("utf-8")
+
+
+def loads(data: bytes) -> dict:
+    """Bytes to a message dict, or WireError. Never evaluates anything."""
+    try:
+        message = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise WireError(f"malformed message: {error}") from None
+    if type(message) is not dict or type(message.get("event")) is not str:
+        raise WireError("a message must be an object with an 'event'")
+    return message
+
+
+# --------------------------------------------------------------------------- values
+
+def encode_value(obj: Any) -> dict:
+    """Child side: any returned object to a JSON-able dict. Raises TypeError for non-numeric data."""
+    if obj is None:
+        return {"none": True, "type": "NoneType"}
+    type_name = type(obj).__name__[:200]
+    dtype = None
+    if hasattr(obj, "dtype") and hasattr(obj, "shape"):
+        dtype = _dtype_name(obj.dtype)
+        if hasattr(obj, "numpy") and callable(obj.numpy):
+            obj = obj.numpy()
+    if isinstance(obj, (bool, np.bool_)):
+        dtype = dtype or "bool"
+    try:
+        array = np.array(obj, dtype=np.float64, copy=True)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"a {type_name} that is not numeric ({error})") from None
+    array = np.asarray(array.view(np.ndarray), dtype=np.float64)
+    if array.size > MAX_ELEMENTS:
+        raise TypeError(f"a {type_name} with {array.size} elements, more than the grader accepts")
+    return {
+        "type": type_name,
+        "dtype": dtype or _python_dtype(obj),
+        "shape": [int(n) for n in array.shape],
+        "data": base64.b64encode(np.ascontiguousarray(array, dtype="<f8").tobytes()).decode("ascii"),
+    }
+
+
+def value_to_data(value: Value) -> dict:
+    """A decoded Value back to the dict ``decode_value`` reads: for values kept on disk."""
+    if value.is_none:
+        return {"none": True, "type": value.type_name}
+    array = np.asarray(value.array, dtype="<f8")  # not ascontiguousarray: it makes a scalar of shape (1,)
+    return {"type": value.type_name, "dtype": value.dtype, "shape": [int(n) for n in array.shape],
+            "data": base64.b64encode(array.tobytes(order="C")).decode("ascii")}
+
+
+def decode_value(data: Any) -> Value:
+    """Rebuild a Value from a dict; every field is checked by exact type."""
+    if type(data) is not dict:
+        raise WireError("a value must be an object")
+    if data.get("none") is True:
+        return Value(None, text(data.get("type", "NoneType"), "type"))
+    type_name = text(data.get("type"), "type")
+    dtype = data.get("dtype")
+    if dtype is not None:
+        dtype = text(dtype, "dtype")
+    shape = data.get("shape")
+    if type(shape) is not list or not all(type(n) is int and n >= 0 for n in shape) or len(shape) > 32:
+        raise WireError("a value's shape must be a list of non-negative ints")
+    size = math.prod(shape)
+    if size > MAX_ELEMENTS:
+        raise WireError("a value is larger than the grader accepts")
+    encoded = data.get("data")
+    if type(encoded) is not str:
+        raise WireError("a value's data must be a base64 string")
+    try:
+        raw = base64.b64decode(encoded.encode("ascii"), validate=True)
+    except (ValueError, UnicodeEncodeError):
+        raise WireError("a value's data is not base64") from None
+    if len(raw) != 8 * size:
+        raise WireError(f"a value's data holds {len(raw)} bytes, its shape needs {8 * size}")
+    array = np.frombuffer(raw, dtype="<f8").astype(np.float64).reshape(shape)
+    return Value(array, type_name, dtype)
+
+
+def _dtype_name(dtype: Any) -> str:
+    name = getattr(dtype, "name", None)
+    return str(name if isinstance(name, str) else dtype)[:40]
+
+
+def _python_dtype(obj: Any) -> str:
+    if isinstance(obj, float):
+        return "python float"
+    if isinstance(obj, int):
+        return "python int"
+    return "unknown"
+
+
+# --------------------------------------------------------------------------- errors
+
+def error_to_data(error: ErrorInfo) -> dict:
+    return {"type": error.type[:200], "module": error.module[:200], "message": error.message[:MAX_TEXT],
+            "contract": error.contract,
+            "frames": [{"file": f, "line": n, "function": fn, "code": code[:200]}
+                       for f, n, fn, code in error.frames[-MAX_FRAMES:]]}
+
+
+def decode_error(data: Any) -> ErrorInfo:
+    if type(data) is not dict:
+        raise WireError("an error must be an object")
+    frames = []
+    for frame in as_list(data.get("frames", [])):
+        if type(frame) is not dict:
+            raise WireError("a frame must be an object")
+        frames.append((text(frame.get("file"), "file"), as_int(frame.get("line")),
+                       text(frame.get("function"), "function"), text(frame.get("code", ""), "code")))
+    return ErrorInfo(type=text(data.get("type"), "type"), message=text(data.get("message", ""), "message"),
+                     module=text(data.get("module", ""), "module"), contract=data.get("contract") is True,
+                     frames=tuple(frames))
+
+
+# --------------------------------------------------------------------------- outcomes and records
+
+def outcome_to_data(outcome: TaskOutcome) -> dict:
+    return {"status": outcome.status.value,
+            "outputs": None if outcome.outputs is None else {name: value_to_data(value)
+                                                             for name, value in sorted(outcome.outputs.items())},
+            "error": None if outcome.error is None else error_to_data(outcome.error),
+            "message": outcome.message, "seconds": outcome.seconds}
+
+
+def decode_outcome(data: Any) -> TaskOutcome:
+    if type(data) is not dict:
+        raise WireError("an outcome must be an object")
+    try:
+        status = RunStatus(data.get("status"))
+    except ValueError:
+        raise WireError("an outcome's status is not one the grader knows") from None
+    outputs = data.get("outputs")
+    if outputs is not None:
+        if type(outputs) is not dict:
+            raise WireError("outputs must be an object")
+        outputs = {text(name, "output"): decode_value(value) for name, value in outputs.items()}
+    error = data.get("error")
+    return TaskOutcome(status, outputs, None if error is None else decode_error(error),
+                       text(data.get("message", ""), "message"), number(data.get("seconds", 0.0), "seconds"))
+
+
+def record_to_data(record: RunRecord) -> dict:
+    return {"loaded": record.loaded, "seconds": record.seconds, "problems": list(record.problems),
+            "load_errors": [[cell, error_to_data(error)] for cell, error in record.load_errors],
+            "defined": record.defined,
+            "outcomes": {str(number): outcome_to_data(outcome) for number, outcome in sorted(record.outcomes.items())}}
+
+
+def decode_record(data: Any) -> RunRecord:
+    if type(data) is not dict or type(data.get("loaded")) is not bool:
+        raise WireError("a record must be an object")
+    record = RunRecord(loaded=data["loaded"], seconds=number(data.get("seconds", 0.0), "seconds"),
+                       problems=[text(p, "problem") for p in as_list(data.get("problems", []))])
+    for item in as_list(data.get("load_errors", [])):
+        if len(as_list(item)) != 2:
+            raise WireError("a load error must be a [cell, error] pair")
+        record.load_errors.append((as_int(item[0]), decode_error(item[1])))
+    record.defined = decode_defined(data.get("defined", {}))
+    outcomes = data.get("outcomes")
+    if type(outcomes) is not dict:
+        raise WireError("outcomes must be an object")
+    for key, value in outcomes.items():
+        if not (type(key) is str and key.isdigit()):
+            raise WireError("an outcome's task number must be digits")
+        record.outcomes[int(key)] = decode_outcome(value)
+    return record
+
+
+def decode_defined(data: Any) -> dict[str, list[str] | str]:
+    """What the child found defined: exercise -> its positional parameters, or why it is not a function."""
+    if type(data) is not dict:
+        raise WireError("defined must be an object")
+    return {text(name, "name"): (value if type(value) is str else [text(v, "param") for v in as_list(value)])
+            for name, value in data.items()}
+
+
+# --------------------------------------------------------------------------- checked scalars
+
+def text(value: Any, what: str) -> str:
+    if type(value) is not str:
+        raise WireError(f"{what} must be a string")
+    return value[:MAX_TEXT]
+
+
+def number(value: Any, what: str) -> float:
+    if type(value) not in (int, float) or not math.isfinite(value):
+        raise WireError(f"{what} must be a finite number")
+    return float(value)
+
+
+def as_int(value: Any) -> int:
+    if type(value) is not int:
+        raise WireError("expected an integer")
+    return value
+
+
+def as_dict(value: Any) -> dict:
+    if type(value) is not dict:
+        raise WireError("expected an object")
+    return value
+
+
+def as_list(value: Any) -> list:
+    if type(value) is not list:
+        raise WireError("expected a list")
+    return value

@@ -1,0 +1,135 @@
+"""Reference outcomes kept on disk, so that a second run (or a one-notebook run) does not recompute them.
+
+The reference solution and the mistake models give the same numbers every time they run on the same
+cases, so their outcomes are kept, keyed by everything that determines them:
+
+- the solution notebook's bytes and the assignment;
+- the seed (which draws the random cases);
+- the grader's own source: every module of the ``autograder`` package (the exercise descriptions, their
+  probes and mistake models, the loader, the child, the supervisor...) except those that only read finished
+  records in the parent (``PARENT_ONLY``: judging, reporting, storing, the front ends), the versions of
+  Python, TensorFlow and NumPy, the machine's architecture, and the environment variables that change
+  TensorFlow's numbers (``config.NUMERIC_ENVIRONMENT``). A module added to the package counts until it is
+  named in ``PARENT_ONLY``.
+
+(One cache folder shared by machines of the same architecture but other CPUs could mix last-bit
+differences of their kernels; keep the cache per machine, its default.)
+
+Change any of these and the key changes: a stale entry is never read. An entry holds plain data only
+(the one codec, ``run.wire``) after a digest of that data (``store.atomic``): an entry whose digest does
+not match is not used, and is computed again. Only clean runs are kept: a timeout, a crash or an
+out-of-memory outcome depends on the machine's load, not on the cases.
+
+Each run with a new seed adds an entry per assignment (about 1 MB for the assignments with n = 100,000
+cases): the folder keeps the ``KEEP`` entries used last. Where: ``config.cache_folder()``. The folder is
+made readable by its owner only, and every child that runs a submission has it hidden (see ``pipeline``).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+from dataclasses import dataclass
+from functools import cache
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+
+from autograder import __version__
+from autograder.config import NUMERIC_ENVIRONMENT, quiet_tensorflow
+from autograder.model.outcomes import RunRecord
+from autograder.run import wire
+from autograder.run.tasks import Task
+from autograder.store.atomic import mark_used, read_entry, trim, write_entry
+
+FORMAT = 4
+KEEP = 64  # entries kept (the ones read or written last); about 40 MB
+PACKAGE = Path(__file__).resolve().parents[1]
+# What never touches a reference's outcomes: it runs in the parent, on records already made.
+PARENT_ONLY = frozenset({"__main__.py", "cli.py", "pipeline.py", "selfcheck.py", "graded_cell.py",
+                         "judge/", "report/", "store/", "frontends/"})
+
+
+def _parent_only(relative: str) -> bool:
+    return relative in PARENT_ONLY or relative.split("/")[0] + "/" in PARENT_ONLY
+
+
+@cache
+def grader_fingerprint(whole: bool = False) -> str:
+    """What computes a reference's outcomes: the package's source (but ``PARENT_ONLY``, unless ``whole``: a
+    kept grade depends on the feedback's wording too) and the libraries."""
+    digest = hashlib.sha256()
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE).as_posix()
+        if not whole and _parent_only(relative):
+            continue
+        part = relative.encode() + b"\0" + path.read_bytes()
+        digest.update(len(part).to_bytes(8, "big") + part)
+    versions = [__version__, platform.python_version(), np.__version__, platform.machine()]
+    for distribution in ("tensorflow", "tensorflow-cpu", "keras"):
+        try:
+            versions.append(f"{distribution}={metadata.version(distribution)}")
+        except metadata.PackageNotFoundError:
+            versions.append(f"{distribution}=none")
+    digest.update("\0".join(versions).encode())
+    return digest.hexdigest()
+
+
+def reference_key(solution: bytes, assignment: str, seed: int) -> str:
+    quiet_tensorflow()  # the values the children will run with, when the caller did not set them
+    environment = "\0".join(f"{name}={os.environ.get(name, '')}" for name in NUMERIC_ENVIRONMENT)
+    digest = hashlib.sha256()
+    for part in (f"reference/{FORMAT}".encode(), solution, assignment.encode(), str(seed).encode(),
+                 grader_fingerprint().encode(), environment.encode()):
+        digest.update(len(part).to_bytes(8, "big") + part)
+    return digest.hexdigest()
+
+
+def _tasks_data(tasks: list[Task]) -> list[list]:
+    return [[t.exercise, t.case_index, t.implementation] for t in tasks]
+
+
+@dataclass
+class ReferenceCache:
+    folder: Path
+
+    def prepare(self) -> bool:
+        """Make the folder (owner-only) before any child starts, so that every child has it hidden."""
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            os.chmod(self.folder, 0o700)
+            return True
+        except OSError:
+            return False
+
+    def path(self, key: str) -> Path:
+        return self.folder / f"reference-{key}.json"
+
+    def load(self, key: str, tasks: list[Task]) -> RunRecord | None:
+        """The kept record for these tasks, or None (missing, damaged, or for other tasks)."""
+        data = read_entry(self.path(key))
+        if data is None:
+            return None
+        try:
+            entry = json.loads(data.decode("utf-8"))
+            if entry.get("format") != FORMAT or entry.get("tasks") != _tasks_data(tasks):
+                return None
+            record = wire.decode_record(entry.get("record"))
+        except (ValueError, AttributeError, wire.WireError):
+            return None
+        if set(record.outcomes) != set(range(len(tasks))):
+            return None
+        mark_used(self.path(key))
+        return record
+
+    def save(self, key: str, tasks: list[Task], record: RunRecord) -> bool:
+        """Keep a clean record; a record with an outcome that depends on the machine is not kept."""
+        if not record.clean(len(tasks)):
+            return False
+        entry = {"format": FORMAT, "tasks": _tasks_data(tasks), "record": wire.record_to_data(record)}
+        if not write_entry(self.path(key), json.dumps(entry, allow_nan=True).encode("utf-8")):
+            return False
+        trim(self.folder, "reference-*.json", KEEP)
+        return True
