@@ -105,12 +105,13 @@ def nbgrader_validate(notebook: Path, cwd: Path, *options: str, **env: str) -> s
 
 
 def test_run_all_shows_a_failing_check_and_nbgrader_validate_still_reports_it(tmp_path):
-    """A wrong answer (bram's naive log1pexp): Run All shows the check's feedback and goes on; nbgrader's own
-    validate reports the failure, with the check's words on a student's machine (--validate-all: nbgrader looks at
-    non-graded cells only then) and through the graded cell where the course's solutions are (the default)."""
+    """A wrong answer (dev's plain tf.round, no gradient): Run All shows the check's feedback and goes on; nbgrader's
+    own validate reports the failure, with the check's words on a student's machine (--validate-all: only then does
+    nbgrader look at cells that are not graded) and through the graded cell where the course's solutions are (the
+    default; dev's log1pexp, which passes its public check, fails there too)."""
     student = tmp_path / "student"
     student.mkdir()
-    source = ROOT / "examples" / "submitted" / "bram" / "custom_gradients" / "custom_gradients.ipynb"
+    source = ROOT / "examples" / "submitted" / "dev" / "custom_gradients" / "custom_gradients.ipynb"
     shutil.copy(source, student / source.name)
     kit = kit_without_solutions(tmp_path)
     on_a_students_machine = dict(PYTHONPATH=str(kit), AUTOGRADER_SOLUTIONS="", AUTOGRADER_NBGRADER="")
@@ -118,18 +119,20 @@ def test_run_all_shows_a_failing_check_and_nbgrader_validate_still_reports_it(tm
     notebook = nbformat.read(student / source.name, as_version=4)
     NotebookClient(notebook, timeout=600, kernel_name="python3", allow_errors=False,
                    resources={"metadata": {"path": str(student)}}).execute(env=quiet_env(**on_a_students_machine))
-    shown = shown_text(check_cells(notebook)["log1pexp"])
-    assert shown.startswith("log1pexp: public checks failed [unstable-gradient"), shown[:500]
+    shown = shown_text(check_cells(notebook)["straight_through_round"])
+    assert shown.startswith("straight_through_round: public checks failed [no-gradient]"), shown[:500]
     assert all(cell.get("execution_count") for cell in notebook.cells if cell.cell_type == "code"), "Run All stopped"
 
     report = nbgrader_validate(student / source.name, student, "--Validator.validate_all=True", **on_a_students_machine)
     assert "VALIDATION FAILED ON 1 CELL(S)!" in report, report[-3000:]
     failed = report[report.index("The following cell failed:"):]
-    assert 'check("log1pexp")' in failed and "SelfCheckFailed: log1pexp: public checks failed [unstable-gradient" in failed
+    assert 'check("straight_through_round")' in failed
+    assert "SelfCheckFailed: straight_through_round: public checks failed [no-gradient]" in failed
 
     report = nbgrader_validate(student / source.name, ROOT)  # the course's nbgrader_config.py, its solutions
-    assert "VALIDATION FAILED ON 1 CELL(S)!" in report, report[-3000:]
+    assert "VALIDATION FAILED ON 2 CELL(S)!" in report, report[-3000:]
     failed = report[report.index("The following cell failed:"):]
+    assert 'grade_exercise("custom_gradients", "straight_through_round")' in failed, failed[:2000]
     assert 'grade_exercise("custom_gradients", "log1pexp")' in failed, failed[:2000]
 
 
