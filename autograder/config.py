@@ -33,6 +33,9 @@ VARIABLES = {v.name: v for v in (
     Variable("AUTOGRADER_NBGRADER", "unset",
              "set by the course's nbgrader_config.py: a graded cell that cannot grade raises (0 points and the "
              "reason) instead of printing a note"),
+    Variable("NBGRADER_EXECUTION", "unset",
+             "set by nbgrader while it runs a notebook (validate, autograde): a failing public check then raises, "
+             "so that nbgrader records the cell as failed (elsewhere it displays its feedback)"),
     Variable("GRADESCOPE_AUTOGRADER_ROOT", "/autograder", "where Gradescope's run_autograder finds its files"),
     Variable("XDG_CACHE_HOME", "~/.cache", "the user's cache folder (freedesktop's convention)"),
 )}

@@ -1,4 +1,5 @@
-"""The course content: solution notebooks run clean, releases are nbgrader's output and stub every exercise."""
+"""The course content: solution notebooks run clean with every check passing and their figures drawn;
+releases are nbgrader's output, stub every exercise and run top to bottom (Run All reaches the end)."""
 from __future__ import annotations
 
 import ast
@@ -6,6 +7,7 @@ import json
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -38,6 +40,21 @@ def grade_id(cell) -> str:
     return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
 
 
+def check_cells(notebook) -> dict[str, object]:
+    return {grade_id(cell)[len("check_"):]: cell for cell in notebook.cells if grade_id(cell).startswith("check_")}
+
+
+def shown_text(cell) -> str:
+    """What a cell shows: its stdout and the plain text of its displays."""
+    return "".join(o.get("text", "") if o.get("output_type") == "stream" else o.get("data", {}).get("text/plain", "")
+                   for o in cell.get("outputs", []) if not (o.get("output_type") == "stream" and o.get("name") == "stderr"))
+
+
+def images_of(notebook) -> int:
+    return sum("image/png" in o.get("data", {}) for cell in notebook.cells if cell.cell_type == "code"
+               for o in cell.get("outputs", []))
+
+
 @pytest.mark.parametrize("assignment", ASSIGNMENT_IDS)
 def test_solution_notebook_runs_clean_in_a_real_kernel(assignment, tmp_path):
     notebook = execute(ROOT / "solutions" / assignment / f"{assignment}.ipynb", tmp_path, allow_errors=False)
@@ -47,23 +64,76 @@ def test_solution_notebook_runs_clean_in_a_real_kernel(assignment, tmp_path):
         if cell.cell_type == "code":
             assert not stderr_of(cell), f"{grade_id(cell)} wrote to stderr: {stderr_of(cell)[:500]}"
             assert not errors_of(cell), grade_id(cell)
+    checks = check_cells(notebook)
+    assert sorted(checks) == sorted(e.id for e in assignment_by_id(assignment).exercises)
+    for exercise_id, cell in checks.items():
+        assert f"{exercise_id}: public checks passed" in shown_text(cell), shown_text(cell)[:1000]
+        assert "public checks failed" not in shown_text(cell)
+    assert images_of(notebook) >= 2, "the demo cells draw at least two figures (image/png outputs)"
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENT_IDS)
-def test_released_notebook_fails_only_with_not_implemented(assignment, tmp_path):
+def test_released_notebook_runs_top_to_bottom_and_its_checks_report_the_stubs(assignment, tmp_path):
+    """Run All on the release, every exercise a stub: no cell raises, and each public check shows why it fails."""
     notebook = execute(ROOT / "assignments" / assignment / f"{assignment}.ipynb", tmp_path, allow_errors=True)
-    failing = {}
-    for cell in notebook.cells:
-        if cell.cell_type != "code":
-            continue
-        assert not stderr_of(cell) or errors_of(cell), f"{grade_id(cell)} wrote to stderr: {stderr_of(cell)[:300]}"
-        if errors_of(cell):
-            failing[grade_id(cell)] = errors_of(cell)
-    for cell_id, names in failing.items():
-        assert names == ["NotImplementedError"], f"{cell_id} failed with {names}"
-        assert cell_id.startswith(("check_", "test_")), f"{cell_id} is not an exercise check but failed"
-    exercises = [e.id for e in assignment_by_id(assignment).exercises]
-    assert {f"check_{e}" for e in exercises} <= set(failing), "every exercise's public check reaches the stub"
+    code_cells = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    for cell in code_cells:
+        assert not errors_of(cell), f"{grade_id(cell)} raised {errors_of(cell)}: Run All would stop there"
+        assert not stderr_of(cell), f"{grade_id(cell)} wrote to stderr: {stderr_of(cell)[:300]}"
+        assert cell.get("execution_count"), f"{grade_id(cell)} did not run"
+    checks = check_cells(notebook)
+    assert sorted(checks) == sorted(e.id for e in assignment_by_id(assignment).exercises)
+    for exercise_id, cell in checks.items():
+        (shown,) = [o for o in cell.outputs if o.output_type == "display_data"]
+        assert shown.data["text/plain"].startswith(f"{exercise_id}: public checks failed [not-implemented]")
+        assert "raise NotImplementedError()" in shown.data["text/plain"]
+        assert "public checks failed [not-implemented]" in shown.data["text/html"]
+    assert images_of(notebook) >= 2, "the figures are drawn by demo cells, which the release keeps"
+
+
+def kit_without_solutions(tmp_path) -> Path:
+    """The kit as a student's machine has it: the package alone, no solutions/ and no nbgrader_config.py."""
+    kit = tmp_path / "kit"
+    shutil.copytree(ROOT / "autograder", kit / "autograder", ignore=shutil.ignore_patterns("__pycache__"))
+    return kit
+
+
+def nbgrader_validate(notebook: Path, cwd: Path, *options: str, **env: str) -> str:
+    done = subprocess.run([sys.executable, "-m", "nbgrader", "validate", str(notebook), *options],
+                          cwd=cwd, env=quiet_env(**env), capture_output=True, text=True, timeout=600)
+    return done.stdout + done.stderr
+
+
+def test_run_all_shows_a_failing_check_and_nbgrader_validate_still_reports_it(tmp_path):
+    """A wrong answer (dev's plain tf.round, no gradient): Run All shows the check's feedback and goes on; nbgrader's
+    own validate reports the failure, with the check's words on a student's machine (--validate-all: only then does
+    nbgrader look at cells that are not graded) and through the graded cell where the course's solutions are (the
+    default; dev's log1pexp, which passes its public check, fails there too)."""
+    student = tmp_path / "student"
+    student.mkdir()
+    source = ROOT / "examples" / "submitted" / "dev" / "custom_gradients" / "custom_gradients.ipynb"
+    shutil.copy(source, student / source.name)
+    kit = kit_without_solutions(tmp_path)
+    on_a_students_machine = dict(PYTHONPATH=str(kit), AUTOGRADER_SOLUTIONS="", AUTOGRADER_NBGRADER="")
+
+    notebook = nbformat.read(student / source.name, as_version=4)
+    NotebookClient(notebook, timeout=600, kernel_name="python3", allow_errors=False,
+                   resources={"metadata": {"path": str(student)}}).execute(env=quiet_env(**on_a_students_machine))
+    shown = shown_text(check_cells(notebook)["straight_through_round"])
+    assert shown.startswith("straight_through_round: public checks failed [no-gradient]"), shown[:500]
+    assert all(cell.get("execution_count") for cell in notebook.cells if cell.cell_type == "code"), "Run All stopped"
+
+    report = nbgrader_validate(student / source.name, student, "--Validator.validate_all=True", **on_a_students_machine)
+    assert "VALIDATION FAILED ON 1 CELL(S)!" in report, report[-3000:]
+    failed = report[report.index("The following cell failed:"):]
+    assert 'check("straight_through_round")' in failed
+    assert "SelfCheckFailed: straight_through_round: public checks failed [no-gradient]" in failed
+
+    report = nbgrader_validate(student / source.name, ROOT)  # the course's nbgrader_config.py, its solutions
+    assert "VALIDATION FAILED ON 2 CELL(S)!" in report, report[-3000:]
+    failed = report[report.index("The following cell failed:"):]
+    assert 'grade_exercise("custom_gradients", "straight_through_round")' in failed, failed[:2000]
+    assert 'grade_exercise("custom_gradients", "log1pexp")' in failed, failed[:2000]
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENT_IDS)

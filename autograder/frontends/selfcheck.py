@@ -15,11 +15,13 @@ is graded.
 """
 from __future__ import annotations
 
+import html
 import inspect
 import sys
 from textwrap import indent
 from typing import Any
 
+from autograder.config import variable
 from autograder.course import find_exercise
 from autograder.frontends.public_answers import public_cases, stored_outcomes
 from autograder.judge import static_checks
@@ -39,7 +41,12 @@ class SelfCheckFailed(AssertionError):
 
 
 def check(exercise_id: str, namespace: dict[str, Any] | None = None) -> None:
-    """Check ``exercise_id`` as defined in the notebook's namespace on the public cases; raise if it fails."""
+    """Check ``exercise_id`` as defined in the notebook's namespace on the public cases.
+
+    A failure is displayed below the cell, so that "Run All" reaches the end (as otter's ``grader.check``
+    displays its result). While nbgrader runs the notebook (``nbgrader validate``, ``autograde``: it sets
+    ``NBGRADER_EXECUTION``), a failure raises instead, so that nbgrader records the cell as failed.
+    """
     __tracebackhide__ = True  # IPython: show the message, not this module's frames
     if CHILD_MODULE in sys.modules:
         return  # a copy of this cell inside the grader's child: grading does its own checks
@@ -73,9 +80,35 @@ def check(exercise_id: str, namespace: dict[str, Any] | None = None) -> None:
         return
     pitfalls = f" [{', '.join(result.pitfalls)}]" if result.pitfalls else ""
     text = f"{exercise_id}: public checks failed{pitfalls}\n" + indent(feedback_text(result), "    ")
+    if not variable("NBGRADER_EXECUTION"):
+        _display(FailedCheck(text))
+        return
     if result.status == Status.NOT_IMPLEMENTED:
         raise NotImplementedError(text)
     raise SelfCheckFailed(text)
+
+
+class FailedCheck:
+    """A failed public check as Jupyter displays it: the feedback in a red box (plain text elsewhere)."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def _repr_html_(self) -> str:
+        return ('<pre style="white-space: pre-wrap; border-left: 5px solid #c62828; background: #fdecea; '
+                f'color: #1a1a1a; padding: 0.6em 0.9em">{html.escape(self.text)}</pre>')
+
+
+def _display(value: FailedCheck) -> None:
+    try:
+        from IPython.display import display
+    except ImportError:  # a plain Python session without IPython
+        print(value.text)
+        return
+    display(value)  # outside a kernel, IPython's display prints the text
 
 
 def _cell_numbers() -> dict[str, int]:
