@@ -12,11 +12,8 @@ says to skip them: CI must really run them.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import statistics
-import subprocess
-import tempfile
 from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path
@@ -24,72 +21,19 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from conftest import ROOT, run_autograder
+from helpers import ROOT, Elements, browser_dom, run_autograder
+
+pytestmark = pytest.mark.slow  # every test reads one real grading run
 
 SUBMITTED = ROOT / "examples" / "submitted"
 GRADED = [SUBMITTED / student / "custom_gradients" for student in ("ada", "bram", "chiara", "dev", "kwame")] + [
     SUBMITTED / "bram" / "higher_order"]
-SKIP_BROWSER = "AUTOGRADER_SKIP_BROWSER"
-CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-# As root (CI) Chromium needs --no-sandbox; without the background-networking flags it tries
-# to reach Google's services, which a closed network refuses.
-CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync")
 CHECK_SCRIPT = ("<script nonce=\"check\">window.addEventListener('load', () => {"
                 " for (const img of document.images) img.setAttribute('data-natural-width', img.naturalWidth);"
                 " document.body.setAttribute('data-loaded', 'yes'); });</script>")
 
 
-# --------------------------------------------------------------------------- helpers (also used by test_feedback_pages)
-
-class Elements(HTMLParser):
-    """Every element (tag, attributes) and the text of a document, as a browser's parser sees them."""
-
-    def __init__(self, text: str):
-        super().__init__(convert_charrefs=True)
-        self.elements: list[tuple[str, dict[str, str | None]]] = []
-        self.chunks: list[str] = []
-        self.feed(text)
-        self.close()
-
-    def handle_starttag(self, tag, attrs):
-        self.elements.append((tag, dict(attrs)))
-
-    def handle_startendtag(self, tag, attrs):
-        self.elements.append((tag, dict(attrs)))
-
-    def handle_data(self, data):
-        self.chunks.append(data)
-
-    def tags(self, name: str) -> list[dict[str, str | None]]:
-        return [attrs for tag, attrs in self.elements if tag == name]
-
-    @property
-    def text(self) -> str:
-        return " ".join("".join(self.chunks).split())
-
-
-def chromium() -> str:
-    for name in CHROMIUM_NAMES:
-        if found := shutil.which(name):
-            return found
-    if os.environ.get(SKIP_BROWSER) == "1":
-        pytest.skip(f"no Chromium on this machine, and {SKIP_BROWSER}=1 says to skip the browser checks")
-    pytest.fail(f"headless Chromium is needed to check the HTML pages in a real browser and none of "
-                f"{', '.join(CHROMIUM_NAMES)} is on PATH: `apt-get install -y chromium` (.ci/run installs it), "
-                f"or set {SKIP_BROWSER}=1 to skip these checks on this machine", pytrace=False)
-
-
-def browser_dom(page: Path) -> str:
-    """The DOM Chromium builds from ``page`` (a file), after its load event and every script it allows."""
-    with tempfile.TemporaryDirectory(prefix="chromium-profile-") as profile:
-        done = subprocess.run([chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--dump-dom",
-                               "--virtual-time-budget=10000", page.resolve().as_uri()],
-                              capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0 and "<html" in done.stdout, (
-        f"chromium failed ({done.returncode}) on {page}:\n{done.stderr[-3000:]}")
-    return done.stdout
-
+# --------------------------------------------------------------------------- images seen by a browser
 
 def image_widths(page: Path) -> dict[str, int]:
     """naturalWidth of every image of ``page`` once the window has loaded, measured by Chromium.

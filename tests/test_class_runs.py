@@ -11,7 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import ROOT, grade_json, quiet_env, run_autograder
+from helpers import ROOT, grade_json, quiet_env, run_autograder
 
 pytestmark = pytest.mark.slow
 ARGS = ("--assignment", "custom_gradients", "--seed", "21")

@@ -4,13 +4,12 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 import yaml
 
 from autograder.report import formats
-from conftest import BIN, ROOT, grade_json, quiet_env
+from helpers import BIN, ROOT, grade_json, quiet_env
 
 WORKFLOW = ROOT / "examples" / "github-classroom" / "classroom.yml"
 REPORTER = "classroom-resources/autograding-grading-reporter@v1"
@@ -54,6 +53,7 @@ def test_install_step_is_valid_bash(workflow):
     subprocess.run(["bash", "-n", "-c", install["run"]], check=True)
 
 
+@pytest.mark.slow  # starts a grader
 def test_grading_step_runs_and_reports_the_points_of_the_json(workflow, tmp_path):
     """The step's `run:` as GitHub runs it (bash -eo pipefail), in a student repository, with GITHUB_OUTPUT set."""
     assignment = workflow["env"]["ASSIGNMENT"]

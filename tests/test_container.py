@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from autograder.run.container import _groups, describe_limit, memory_limit, oom_kills
-from conftest import ROOT, quiet_env
+from helpers import ROOT, quiet_env
 
 V1_MEMBERSHIP = "12:pids:/\n4:memory:/process_api/box\n1:cpu:/\n0::/\n"
 V2_MEMBERSHIP = "0::/user.slice/grader.scope\n"
@@ -78,6 +78,7 @@ def own_memory_group() -> Path | None:
     return None
 
 
+@pytest.mark.slow  # starts a grader
 def test_a_submission_that_fills_a_768_mib_container_is_told_it_ran_out_of_memory(tmp_path):
     parent = own_memory_group()
     if parent is None:

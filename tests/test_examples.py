@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, exercise, grade_json, run_autograder
+from helpers import ROOT, exercise, grade_json, run_autograder
 
 pytestmark = pytest.mark.slow
 
@@ -89,6 +89,10 @@ ONCE_DISPUTED: dict[tuple[str, str, str], tuple[str, str | None]] = {
     ("kwame", "higher_order", "hessian_vector_product"): ("materialized-hessian", None),
     ("kwame", "jacobians", "jvp"): ("materialized-jacobian", "unwatched-tensor"),
 }
+
+
+def _summary(result: dict) -> list[tuple[str, str, list[str]]]:
+    return [(e["id"], e["status"], e["pitfalls"]) for e in result["exercises"]]
 
 
 def notebooks() -> list[Path]:

@@ -18,7 +18,7 @@ from junitparser import Error, Failure, JUnitXml, Skipped, SystemErr
 from autograder.report import formats
 from autograder.store.merge import merge_results
 from autograder.model.results import ExerciseResult, SubmissionResult
-from conftest import ROOT, run_autograder
+from helpers import ROOT, run_autograder
 
 SEED = "1"
 STUDENTS = ("ada", "bram", "greta")
@@ -79,6 +79,7 @@ def check_gradescope(data: dict) -> None:
 
 # --------------------------------------------------------------------------- Gradescope
 
+@pytest.mark.slow  # starts a grader
 def test_gradescope_results_follow_the_spec_and_the_contract(results, contract):
     for student in STUDENTS:
         data = formats.gradescope_results(results[student], seed=1)
@@ -98,6 +99,7 @@ def test_gradescope_results_follow_the_spec_and_the_contract(results, contract):
         formats.gradescope_results(results["greta"], visibility="sometimes")
 
 
+@pytest.mark.slow  # starts a grader
 def test_grade_format_gradescope_writes_one_results_json_and_fail_under_exits_1(contract, tmp_path):
     """Through the CLI: greta's 8 points are below --fail-under 9: exit status 1, and the report is written."""
     output = tmp_path / "results.json"
@@ -120,6 +122,7 @@ def test_grade_format_gradescope_refuses_several_submissions_before_grading():
 
 # --------------------------------------------------------------------------- JUnit
 
+@pytest.mark.slow  # starts a grader
 def test_junit_reads_back_with_junitparser(graded, contract, tmp_path):
     output = tmp_path / "results.xml"
     done = run_autograder("merge", str(graded), "--format", "junit", "--output", str(output), timeout=120)
@@ -181,6 +184,7 @@ def test_junit_errors_timeouts_unknown_assignments_and_control_characters(tmp_pa
 
 # --------------------------------------------------------------------------- CSV
 
+@pytest.mark.slow  # starts a grader
 def test_csv_gradebook_reads_back_with_dictreader(graded, contract, tmp_path):
     output = tmp_path / "gradebook.csv"
     done = run_autograder("merge", str(graded), "--format", "csv", "--output", str(output), timeout=120)
@@ -221,6 +225,7 @@ def test_csv_is_wide_with_empty_cells_for_missing_assignments():
 
 # --------------------------------------------------------------------------- GitHub Classroom (writer)
 
+@pytest.mark.slow  # starts a grader
 def test_classroom_result_carries_partial_credit(results, contract, tmp_path):
     ordered = [results[s] for s in STUDENTS]
     data = formats.classroom_result(ordered)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BIN, ROOT, grade_json, quiet_env, run_autograder
+from helpers import BIN, ROOT, grade_json, quiet_env, run_autograder
 from test_formats import check_gradescope
 
 ASSIGNMENT = "custom_gradients"
@@ -105,6 +105,7 @@ def test_bundled_kit_builds_as_a_package(bundle, tmp_path):
         assert {"autograder/frontends/gradescope_bundle.py", "autograder/run/forkserver.py"} <= set(archive.namelist())
 
 
+@pytest.mark.slow  # starts a grader
 def test_run_autograder_grades_the_notebook_named_after_the_assignment(bundle, tmp_path):
     """Another notebook beside it (full marks) is ignored; the total equals the CLI's JSON for the same seed."""
     root = gradescope_root(tmp_path, bundle, {f"{ASSIGNMENT}.ipynb": notebook("bram"),
@@ -118,6 +119,7 @@ def test_run_autograder_grades_the_notebook_named_after_the_assignment(bundle, t
     assert f"grader: {root / 'source' / 'autograder'}" in log  # the bundled copy of the kit graded it
 
 
+@pytest.mark.slow  # starts a grader
 def test_several_notebooks_none_named_the_highest_counts_and_a_corrupt_one_scores_0(bundle, tmp_path):
     root = gradescope_root(tmp_path, bundle, {"a.ipynb": b"{this is not a notebook", "b.ipynb": notebook("greta")})
     results, _ = run_autograder_script(root, seed="1")
@@ -126,6 +128,7 @@ def test_several_notebooks_none_named_the_highest_counts_and_a_corrupt_one_score
     assert results["extra_data"]["submission"] == "b.ipynb"
 
 
+@pytest.mark.slow  # starts a grader
 def test_empty_submission_still_writes_a_score_0_result(bundle, tmp_path):
     root = gradescope_root(tmp_path, bundle, {"notes.txt": b"I forgot the notebook"})
     results, _ = run_autograder_script(root, seed=None)
@@ -135,6 +138,7 @@ def test_empty_submission_still_writes_a_score_0_result(bundle, tmp_path):
     assert {t["status"] for t in results["tests"]} == {"failed"} and sum(t["max_score"] for t in results["tests"]) == 10
 
 
+@pytest.mark.slow  # starts a grader
 def test_a_grader_that_cannot_even_import_still_writes_a_result(bundle, tmp_path):
     """The outer layer (standard library only) writes the result; a stale results.json never passes for it."""
     root = gradescope_root(tmp_path, bundle, {f"{ASSIGNMENT}.ipynb": notebook("ada")})
@@ -147,6 +151,7 @@ def test_a_grader_that_cannot_even_import_still_writes_a_result(bundle, tmp_path
     assert "writing a score-0 result" in log
 
 
+@pytest.mark.slow  # starts a grader
 def test_a_grader_that_runs_out_of_time_is_stopped_and_reported(tmp_path):
     bundle = tmp_path / "quick.zip"
     assert run_autograder("gradescope-bundle", ASSIGNMENT, "--output", str(bundle), "--timeout", "1",

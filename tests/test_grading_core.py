@@ -10,7 +10,7 @@ import pytest
 from autograder.course import assignment_by_id
 from autograder.model.pitfalls import PITFALL_IDS as PITFALLS
 from autograder.model.results import STATUSES
-from conftest import ASSIGNMENT_IDS, ROOT, by_file, exercise, grade_json, run_autograder
+from helpers import ASSIGNMENT_IDS, ROOT, by_file, exercise, grade_json, run_autograder
 
 pytestmark = pytest.mark.slow
 

@@ -29,7 +29,7 @@ import pytest
 
 from autograder.course import assignment_by_id
 from autograder.model.results import STATUSES
-from conftest import ROOT, by_file, exercise, quiet_env
+from helpers import ROOT, by_file, exercise, quiet_env
 
 # Private mounts (solutions and classmates hidden) and a uid per child need root, as in CI and Gradescope;
 # run as another user, the grader applies only the resource limits and these promises do not all hold.

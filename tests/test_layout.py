@@ -13,7 +13,7 @@ import pytest
 
 from autograder.course import all_assignments
 from autograder.run.child_modules import CHILD_MODULES, trusted
-from conftest import ROOT, quiet_env
+from helpers import ROOT, quiet_env
 
 PACKAGE = ROOT / "autograder"
 MAX_LINES = 400

@@ -30,7 +30,7 @@ from autograder.course import assignment_by_id
 from autograder.load.program import program_digest
 from autograder.load.cells import read_submission
 from autograder.config import Limits
-from conftest import ASSIGNMENT_IDS, ROOT, grade_json, quiet_env
+from helpers import ASSIGNMENT_IDS, ROOT, grade_json, quiet_env
 
 pytestmark = pytest.mark.slow
 SEED = 20261129

@@ -14,7 +14,7 @@ import pytest
 from nbclient import NotebookClient
 
 from autograder.course import assignment_by_id
-from conftest import ASSIGNMENT_IDS, ROOT, quiet_env
+from helpers import ASSIGNMENT_IDS, ROOT, quiet_env
 
 pytestmark = pytest.mark.slow
 

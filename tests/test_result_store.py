@@ -15,7 +15,7 @@ import nbformat
 import pytest
 
 from autograder.store.result_store import ResultStore
-from conftest import ROOT, quiet_env
+from helpers import ROOT, quiet_env
 
 SOURCE = ROOT / "examples" / "submitted"
 COUNTED_CLI = """
@@ -81,6 +81,7 @@ def graded_class(tmp_path):
     return tmp_path, cache, {r["student"]: r for r in results}
 
 
+@pytest.mark.slow  # starts a grader
 def test_a_reuse_run_takes_the_kept_grade_of_the_same_code_and_runs_nothing(graded_class):
     tmp_path, cache, first = graded_class
     assert len(list((cache / "results").glob("result-*.json"))) == 3
@@ -94,6 +95,7 @@ def test_a_reuse_run_takes_the_kept_grade_of_the_same_code_and_runs_nothing(grad
     assert first["bram"]["score"] < first["bram"]["max_score"]  # bram's mistakes, with their feedback, kept
 
 
+@pytest.mark.slow  # starts a grader
 @pytest.mark.parametrize("change", ["code", "seed", "limits", "solutions", "no reuse asked"])
 def test_anything_a_grade_depends_on_changes_and_the_submission_runs_again(graded_class, change):
     tmp_path, cache, first = graded_class
@@ -120,6 +122,7 @@ def test_anything_a_grade_depends_on_changes_and_the_submission_runs_again(grade
         assert without_path(results[0]) == without_path(first["bram"])  # ran again, and graded the same
 
 
+@pytest.mark.slow  # starts a grader
 def test_a_run_that_timed_out_is_not_kept_and_runs_again(tmp_path):
     cache = tmp_path / "cache"
     hanging = ROOT / "tests" / "submissions" / "hostile" / "loops_td_loss_while_true.py"
@@ -134,6 +137,7 @@ def test_a_run_that_timed_out_is_not_kept_and_runs_again(tmp_path):
     assert started.count("student") == 1 and without_path(again[0]) == without_path(results[0])
 
 
+@pytest.mark.slow  # starts a grader
 def test_a_damaged_entry_is_not_taken(graded_class):
     tmp_path, cache, first = graded_class
     for entry in (cache / "results").glob("result-*.json"):

@@ -13,7 +13,7 @@ from nbclient import NotebookClient
 from autograder.course import all_assignments, assignment_by_id
 from autograder.load.ipython import calls_only_the_grader
 from autograder.frontends.public_answers import compute, load, outcome_from_data, public_cases
-from conftest import ASSIGNMENT_IDS, ROOT, exercise, grade_json, quiet_env
+from helpers import ASSIGNMENT_IDS, ROOT, exercise, grade_json, quiet_env
 
 EXAMPLES = ROOT / "examples" / "submitted"
 
@@ -28,6 +28,7 @@ def test_every_exercise_has_public_cases_and_stored_answers_for_exactly_them():
             assert all(not c.has("scale") for c in cases) or item.id == "jvp"
 
 
+@pytest.mark.slow  # starts a grader
 @pytest.mark.parametrize("assignment_id", ASSIGNMENT_IDS)
 def test_stored_public_answers_are_what_the_solutions_give_now(assignment_id):
     """`python -m autograder.frontends.public_answers` must be rerun when a solution or a public case changes."""
@@ -115,6 +116,7 @@ def test_copied_check_and_graded_cells_are_recognised_without_their_metadata():
     assert not calls_only_the_grader("check('log1pexp')")
 
 
+@pytest.mark.slow  # starts a grader
 def test_a_py_export_that_calls_the_graders_cells_is_graded_normally(tmp_path):
     """`jupyter nbconvert --to script` keeps check and graded calls inline: inside the grader's child
     they must do nothing (no grading from inside the sandbox), and the grade must be the notebook's."""
