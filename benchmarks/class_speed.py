@@ -78,7 +78,9 @@ def build_class(folder: Path, size: int, distinct: bool = True) -> list[Path]:
 
 
 def environment(**extra: str) -> dict[str, str]:
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", TF_ENABLE_ONEDNN_OPTS="0", PYTHONWARNINGS="ignore")
+    from autograder.config import quiet_environment
+
+    env = quiet_environment()
     env["PATH"] = f"{BIN}{os.pathsep}{env['PATH']}"
     env.update(extra)
     return env
@@ -171,14 +173,14 @@ def floor_run(output: str) -> int:
     import signal
 
     started = time.perf_counter()
-    import autograder.child  # noqa: F401  (what the fork server preloads: TensorFlow, Keras, the exercises)
+    import autograder.run.child  # noqa: F401  (what the fork server imports: TensorFlow, Keras, the exercises)
     import tensorflow as tf
 
-    from autograder.exercises import assignment_by_id
-    from autograder.grading import cells_for_child
-    from autograder.isolation import Containment, _limits
-    from autograder.loader import read_submission
-    from autograder.probing import encoded_outputs
+    from autograder.course import assignment_by_id
+    from autograder.load.cells import read_submission
+    from autograder.load.program import cells_for_child
+    from autograder.run.isolation import Containment, _limits
+    from autograder.run.probe import encoded_outputs
 
     imported = time.perf_counter() - started
     quiet = os.open(os.devnull, os.O_WRONLY)
