@@ -124,3 +124,19 @@ def test_every_mistake_model_is_in_the_trusted_module_with_the_exercises_signatu
             named.add(mistake.implementation)
     public = {name for name, value in vars(module).items() if inspect.isfunction(value) and not name.startswith("_")}
     assert public == named, "every public function of a mistakes module is a mistake model, and only those"
+
+
+def test_every_environment_variable_is_declared_once_and_in_the_readme():
+    from autograder.config import VARIABLES
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for name, declared in VARIABLES.items():
+        assert f"| `{name}` | {declared.default} | {declared.help} |" in readme, name
+    reads = {}
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and ast.unparse(node.func) in ("os.environ.get", "os.getenv") \
+                    and node.args and isinstance(node.args[0], ast.Constant):
+                reads.setdefault(node.args[0].value, []).append(path.name)
+    # Only config.py reads a variable by name (run/isolation.py copies a fixed list into the child's environment).
+    assert {name: files for name, files in reads.items() if set(files) - {"config.py"}} == {}, reads
