@@ -219,7 +219,7 @@ def test_a_killed_run_resumes_and_ends_with_the_results_of_an_uninterrupted_run(
     import sys
     import time
 
-    from conftest import quiet_env
+    from helpers import quiet_env
 
     folder = ROOT / "examples" / "submitted"
     args = [sys.executable, "-m", "autograder", "grade", str(folder), "--assignment", "custom_gradients",
@@ -261,7 +261,7 @@ def test_grading_works_when_tmpdir_points_below_tmp(tmp_path):
     import sys
     import tempfile
 
-    from conftest import quiet_env
+    from helpers import quiet_env
 
     scratch = tempfile.mkdtemp(dir="/tmp", prefix="grader-tmpdir-")
     (tmp_path / "ada.py").write_text(GOOD_LOG1PEXP)
@@ -279,7 +279,7 @@ def test_progress_shows_on_a_terminal_and_not_on_a_pipe(tmp_path):
     import subprocess
     import sys
 
-    from conftest import quiet_env
+    from helpers import quiet_env
 
     (tmp_path / "ada.py").write_text(GOOD_LOG1PEXP)
     (tmp_path / "bo.py").write_text(GOOD_LOG1PEXP)

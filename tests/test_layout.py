@@ -140,3 +140,13 @@ def test_every_environment_variable_is_declared_once_and_in_the_readme():
                 reads.setdefault(node.args[0].value, []).append(path.name)
     # Only config.py reads a variable by name (run/isolation.py copies a fixed list into the child's environment).
     assert {name: files for name, files in reads.items() if set(files) - {"config.py"}} == {}, reads
+
+
+def test_no_test_module_imports_another_or_conftest():
+    tests = ROOT / "tests"
+    modules = {p.stem for p in tests.glob("*.py")} - {"helpers"}
+    for path in tests.glob("test_*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            assert not set(names) & modules, f"{path.name} imports {set(names) & modules}: share code in helpers.py"
