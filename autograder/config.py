@@ -33,6 +33,9 @@ VARIABLES = {v.name: v for v in (
     Variable("AUTOGRADER_NBGRADER", "unset",
              "set by the course's nbgrader_config.py: a graded cell that cannot grade raises (0 points and the "
              "reason) instead of printing a note"),
+    Variable("AUTOGRADER_STRICT_STATIC", "unset",
+             "set (to anything non-empty) by the test suite: a check of the static reading that crashes raises "
+             "instead of leaving its evidence out (the crash is listed in the report either way)"),
     Variable("GRADESCOPE_AUTOGRADER_ROOT", "/autograder", "where Gradescope's run_autograder finds its files"),
     Variable("XDG_CACHE_HOME", "~/.cache", "the user's cache folder (freedesktop's convention)"),
 )}

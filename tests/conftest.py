@@ -1,4 +1,4 @@
-"""Shared fixtures: the repository's paths and a quiet environment for subprocesses."""
+"""Shared fixtures: the repository's paths and a quiet environment for subprocesses (static reading strict)."""
 from __future__ import annotations
 
 import json
@@ -8,6 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
+
+# A check of the static reading that crashes raises instead of leaving its evidence out, here and in every
+# grader the tests start (they inherit this environment): a test expecting no finding cannot pass on a crash.
+os.environ["AUTOGRADER_STRICT_STATIC"] = "1"
 
 ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENT_IDS = ("custom_gradients", "higher_order", "jacobians")
