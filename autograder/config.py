@@ -36,6 +36,9 @@ VARIABLES = {v.name: v for v in (
     Variable("NBGRADER_EXECUTION", "unset",
              "set by nbgrader while it runs a notebook (validate, autograde): a failing public check then raises, "
              "so that nbgrader records the cell as failed (elsewhere it displays its feedback)"),
+    Variable("AUTOGRADER_STRICT_STATIC", "unset",
+             "set (to anything non-empty) by the test suite: a check of the static reading that crashes raises "
+             "instead of leaving its evidence out (the crash is listed in the report either way)"),
     Variable("GRADESCOPE_AUTOGRADER_ROOT", "/autograder", "where Gradescope's run_autograder finds its files"),
     Variable("XDG_CACHE_HOME", "~/.cache", "the user's cache folder (freedesktop's convention)"),
 )}

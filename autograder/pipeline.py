@@ -21,7 +21,7 @@ from typing import Callable, Iterable
 
 from autograder.config import REFERENCE_LIMITS, Limits, SetupError, Settings, find_solutions
 from autograder.course import ASSIGNMENT_IDS, assignment_by_id
-from autograder.judge import static_checks
+from autograder.judge import static
 from autograder.judge.evaluate import ExerciseEvidence, evaluate_exercise, unreadable_result
 from autograder.load.cells import SubmissionSource, read_submission
 from autograder.load.discover import Found, detect_assignment, student_name
@@ -220,7 +220,7 @@ class GradingRun:
             if time.monotonic() > until:
                 break
             if submission.assignment in ASSIGNMENT_IDS and submission.source.problem is None:
-                submission.static = {e.id: static_checks.analyze(submission.source, e.id)
+                submission.static = {e.id: static.analyze(submission.source, e.id)
                                      for e in assignment_by_id(submission.assignment).exercises}
 
     # ---------------------------------------------------------------- 2. references
@@ -359,7 +359,7 @@ def judge_submission(submission: Submission, record: RunRecord | None,
             reference=[reference.outcome(exercise.id, i) for i in range(count)],
             mistakes=[[reference.outcome(exercise.id, i, f"mistake:{k}") for i in range(count)]
                       for k in range(len(exercise.mistakes))],
-            static=submission.static.get(exercise.id) or static_checks.analyze(submission.source, exercise.id),
+            static=submission.static.get(exercise.id) or static.analyze(submission.source, exercise.id),
             defined=record.defined.get(exercise.id),
             load_errors=record.load_errors,
             source=submission.source,

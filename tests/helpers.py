@@ -5,6 +5,7 @@ Test modules import these from here (never from each other, nor from conftest.py
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from autograder.config import quiet_environment
+from autograder.report import formats
 
 ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENT_IDS = ("custom_gradients", "higher_order", "jacobians")
@@ -48,6 +50,37 @@ def by_file(results: list[dict]) -> dict[str, dict]:
 
 def exercise(result: dict, exercise_id: str) -> dict:
     return next(e for e in result["exercises"] if e["id"] == exercise_id)
+
+
+# --------------------------------------------------------------------------- Gradescope's rules
+
+def check_gradescope(data: dict) -> None:
+    """Gradescope's rules for results.json (gradescope-autograders.readthedocs.io, "Autograder Specifications")."""
+    assert isinstance(data, dict)
+    assert isinstance(data["score"], (int, float)) and not isinstance(data["score"], bool)
+    assert math.isfinite(data["score"]) and data["score"] >= 0
+    assert isinstance(data["execution_time"], int) and data["execution_time"] >= 0
+    assert isinstance(data["output"], str) and data["output"]
+    for key in ("output_format", "test_output_format", "test_name_format"):
+        assert data[key] in formats.OUTPUT_FORMATS
+    for key in ("visibility", "stdout_visibility"):
+        assert data[key] in formats.VISIBILITIES
+    assert isinstance(data["extra_data"], dict)
+    assert isinstance(data["tests"], list) and data["tests"]
+    allowed = {"score", "max_score", "status", "name", "name_format", "number", "output", "output_format", "tags",
+               "visibility", "extra_data"}
+    for test in data["tests"]:
+        assert set(test) <= allowed, set(test) - allowed
+        assert isinstance(test["name"], str) and test["name"]
+        assert isinstance(test["score"], (int, float)) and isinstance(test["max_score"], (int, float))
+        assert 0 <= test["score"] <= test["max_score"]
+        assert test["status"] == ("passed" if test["score"] == test["max_score"] else "failed")
+        assert test["visibility"] in formats.VISIBILITIES
+        assert isinstance(test["output"], str) and test.get("output_format", "text") in formats.OUTPUT_FORMATS
+        assert all(isinstance(tag, str) for tag in test.get("tags", []))
+    # The top-level score is the submission's total; the tests add up to it up to their 4-decimal rounding.
+    assert data["score"] == pytest.approx(sum(t["score"] for t in data["tests"]), abs=1e-4 * len(data["tests"]))
+    json.dumps(data, allow_nan=False)  # plain JSON: no NaN or inf anywhere
 
 
 # --------------------------------------------------------------------------- HTML, as parsers and browsers see it

@@ -1,7 +1,7 @@
 """The judge's rules on hand-made evidence: each rule names its pitfall from numbers and reading, nothing runs.
 
 An exercise is described as the course describes one (autograder.model.course); outcomes are what a child
-would have reported; the static reading is a FunctionReport as autograder.judge.static_checks makes one.
+would have reported; the static reading is a FunctionReport as autograder.judge.static makes one.
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from autograder.judge.evaluate import ExerciseEvidence, evaluate_exercise
-from autograder.judge.static_checks import Finding, FunctionReport
+from autograder.judge.static import Finding, FunctionReport
 from autograder.load.cells import Cell, SubmissionSource
 from autograder.model.course import Case, Exercise, Mistake, Output
 from autograder.model.outcomes import ErrorInfo, TaskOutcome, Value

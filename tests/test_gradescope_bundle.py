@@ -19,8 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import BIN, ROOT, grade_json, quiet_env, run_autograder
-from test_formats import check_gradescope
+from helpers import BIN, ROOT, check_gradescope, grade_json, quiet_env, run_autograder
 
 ASSIGNMENT = "custom_gradients"
 EXERCISES = ["log1pexp", "straight_through_round", "clip_gradient_norm", "td_loss", "checkpointed"]

@@ -4,6 +4,7 @@ No TensorFlow here: the module only parses source, so these tests run in well un
 """
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -13,7 +14,9 @@ import nbformat
 import pytest
 
 from autograder.load.cells import Cell, SubmissionSource, read_submission
-from autograder.judge.static_checks import Finding, FunctionReport, analyze
+from autograder.judge import static
+from autograder.judge.static import Finding, FunctionReport, StaticCheckCrash, analyze
+from autograder.judge.where import where_of
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -1263,10 +1266,87 @@ def test_unusual_syntax_does_not_break_the_analysis():
 
 def test_module_does_not_import_tensorflow():
     done = subprocess.run(
-        [sys.executable, "-c", "import sys, autograder.judge.static_checks; "
+        [sys.executable, "-c", "import sys, autograder.judge.static; "
                                "sys.exit('tensorflow' in sys.modules)"],
         cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+DEEP = code("""
+    import tensorflow as tf
+
+    def f(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = x * x
+        z = """ + " + ".join(["y"] * 1500) + """
+        return tape.gradient(z, x)
+    """)
+
+
+def test_a_crash_is_listed_in_normal_mode_and_raises_in_strict_mode(monkeypatch):
+    # 1500 terms parse, but the recursive walks of the checks hit RecursionError.
+    report = analyze(py_source(DEEP), "f", strict=False)
+    assert report.defined and report.findings == ()
+    assert report.crashes and all("RecursionError" in crash for crash in report.crashes)
+    assert "tape checks in `f` (line 3): RecursionError: maximum recursion depth exceeded" in report.crashes
+    with pytest.raises(StaticCheckCrash, match="RecursionError") as raised:
+        analyze(py_source(DEEP), "f", strict=True)
+    assert isinstance(raised.value.__cause__, RecursionError)
+    with pytest.raises(StaticCheckCrash):
+        analyze(py_source(DEEP), "f")  # the test session sets AUTOGRADER_STRICT_STATIC (conftest)
+    monkeypatch.delenv("AUTOGRADER_STRICT_STATIC")
+    assert analyze(py_source(DEEP), "f").crashes == report.crashes
+
+
+def test_a_crashing_check_loses_only_its_own_evidence(monkeypatch):
+    text = """
+        import tensorflow as tf
+
+        def f(x):
+            with tf.GradientTape() as tape:
+                y = x * x
+            z = y + 1.0
+            return tape.gradient(z, x) + x.numpy()
+        """
+
+    def broken(submission, definition):
+        raise ValueError("no cuts today")
+
+    monkeypatch.setattr(static, "cut_findings", broken)
+    report = analyze(py_source(text), "f", strict=False)
+    assert report.crashes == ("gradient cuts in `f`: ValueError: no cuts today",)
+    assert [f.pitfall for f in report.findings] == ["tape-outside-context"]
+    with pytest.raises(StaticCheckCrash, match="gradient cuts in `f`: ValueError: no cuts today"):
+        analyze(py_source(text), "f", strict=True)
+    assert analyze(py_source(text), "log1pexp", strict=True).crashes == ()  # undefined: nothing ran
+
+
+LINE_NUMBERS = re.compile(r"\blines? (\d+)(?:-(\d+))?")
+
+
+def named_lines(message: str) -> tuple[int, ...]:
+    return tuple(int(n) for pair in LINE_NUMBERS.findall(message) for n in pair if n)
+
+
+@pytest.mark.parametrize("name", [*OUTSIDE_FLAGGED, *PERSISTENT_FLAGGED])
+def test_related_lines_are_the_lines_the_message_names(name):
+    function, text, _ = OUTSIDE_FLAGGED.get(name) or PERSISTENT_FLAGGED[name]
+    report = analyze(py_source(text), function)
+    assert report.findings and report.crashes == ()
+    for finding in report.findings:
+        assert finding.related_lines == named_lines(finding.message), finding.message
+
+
+def test_the_excerpt_covers_the_related_lines_and_not_numbers_in_the_text():
+    function, text, _ = OUTSIDE_FLAGGED["derivatives: inner gradient after the outer block"]
+    source = py_source(text)
+    (finding,) = pitfalls(analyze(source, function), "tape-outside-context")
+    assert finding.related_lines == (4, 8, 10)
+    where = where_of(source, finding.cell, finding.line, finding.code, finding.message, finding.related_lines)
+    assert [n for n, _ in where.excerpt] == list(range(1, 12))  # lines 4-10, 3 around, 11 lines in all
+    bare = where_of(source, finding.cell, finding.line, finding.code, "see line 1 and lines 2-3")
+    assert [n for n, _ in bare.excerpt] == [6, 7, 8, 9, 10, 11]  # line 9 and 3 around: the text is not read
 
 
 def test_float_of_a_tensor_computation_that_uses_a_shape_inside_is_a_cut(tmp_path):

@@ -24,7 +24,7 @@ from typing import Any
 from autograder.config import variable
 from autograder.course import find_exercise
 from autograder.frontends.public_answers import public_cases, stored_outcomes
-from autograder.judge import static_checks
+from autograder.judge import static
 from autograder.judge.evaluate import ExerciseEvidence, evaluate_exercise
 from autograder.load.cells import Cell, SubmissionSource
 from autograder.load.ipython import neutralise_ipython
@@ -68,7 +68,7 @@ def check(exercise_id: str, namespace: dict[str, Any] | None = None) -> None:
                  if callable(function) else None for case in cases],
         reference=reference,
         mistakes=mistakes,
-        static=static_checks.analyze(source, exercise_id),
+        static=static.analyze(source, exercise_id),
         defined=parameters(function) if exercise_id in namespace else None,
         load_errors=[],
         source=source,

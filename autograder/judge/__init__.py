@@ -5,7 +5,8 @@
 - ``diagnose``: the rules that name a pitfall from the verdicts, the mistake models' numbers and the
   static reading; ``where``: a static finding as a place in the student's code.
 - ``evaluate``: an exercise's evidence -> its ``ExerciseResult`` (score, status, explanations, cases).
-- ``static_checks``: reading the student's source with ``ast`` (never running it).
+- ``static``: reading the student's source with ``ast`` (never running it).
 
-May import: ``autograder.model``, ``autograder.load`` (the source read for the static reading).
+May import: ``autograder.model``, ``autograder.load`` (the source read for the static reading),
+``autograder.config`` (the static reading's strict mode: AUTOGRADER_STRICT_STATIC).
 """

@@ -49,7 +49,8 @@ class Diagnosis:
         # tf.stop_gradient is often intended (targets, straight-through): point at other cuts first.
         for finding in sorted(self.findings, key=lambda f: "stop_gradient" in f.code):
             if finding.pitfall == pitfall:
-                return where_of(self.evidence.source, finding.cell, finding.line, finding.code, finding.message)
+                return where_of(self.evidence.source, finding.cell, finding.line, finding.code, finding.message,
+                                finding.related_lines)
         return None
 
     @property

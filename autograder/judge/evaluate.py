@@ -27,7 +27,7 @@ class ExerciseEvidence:
     student: list[TaskOutcome | None]
     reference: list[TaskOutcome | None]
     mistakes: list[list[TaskOutcome | None]]  # [mistake k][case i]
-    static: object  # static_checks.FunctionReport
+    static: object  # judge.static.FunctionReport (or None)
     defined: list[str] | str | None  # parameters, or why it is not a function, or None when missing
     load_errors: list[tuple[int, ErrorInfo]]
     source: SubmissionSource

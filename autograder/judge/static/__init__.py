@@ -1,0 +1,86 @@
+"""Static evidence about one exercise function: where a mistake happened.
+
+The grader learns *that* an answer is wrong from numbers; this package tells it *where*, by reading the
+student's source with ``ast`` (it never runs it and never imports TensorFlow). A finding costs no points
+by itself: the grader combines it with a numeric signal. Precision therefore matters more than recall: a
+correct solution, in any reasonable style, must produce no ``tape-outside-context`` or
+``non-persistent-tape`` finding. Checks that cannot be sure stay silent; checks that crash are listed in
+the report (``guard``).
+
+What is read: the LAST top-level definition of the function across the runnable cells (as when the cells
+run in order), the functions nested in it, and the top-level functions and objects of the submission that
+it calls or references, transitively. Each finding points at the cell and line where the code is, which
+may be a helper in another cell.
+
+What it holds: ``findings`` (what is reported), ``source`` (the parsed cells, top-level definitions,
+aliases, closure), ``scopes`` and ``syntax`` (Python's scoping, expression helpers), ``function`` (one
+body indexed), ``bodies`` (the indexes of one reading; which calls compute a gradient), the checks
+``cuts``, ``tape_context`` and ``persistence``, and ``guard`` (crashes, strict mode).
+
+May import: autograder.load, autograder.model, autograder.config (AUTOGRADER_STRICT_STATIC only), the
+standard library.
+"""
+from __future__ import annotations
+
+from functools import partial
+
+from autograder.judge.static.bodies import Bodies
+from autograder.judge.static.cuts import cut_findings
+from autograder.judge.static.findings import Finding, FunctionReport, dedupe
+from autograder.judge.static.function import FunctionIndex
+from autograder.judge.static.guard import Guard, StaticCheckCrash, strict_by_default
+from autograder.judge.static.persistence import non_persistent_findings
+from autograder.judge.static.source import Submission
+from autograder.judge.static.tape_context import outside_context_findings
+from autograder.load.cells import SubmissionSource
+
+__all__ = ["Finding", "FunctionReport", "StaticCheckCrash", "analyze"]
+
+
+def analyze(source: SubmissionSource, function_name: str, *, strict: bool | None = None) -> FunctionReport:
+    """Read the submission's source and report static evidence about ``function_name``.
+
+    ``strict``: raise ``StaticCheckCrash`` when a check crashes, instead of listing the crash in the report
+    and going on without its evidence (None: strict when AUTOGRADER_STRICT_STATIC is set).
+    """
+    guard = Guard(strict_by_default() if strict is None else strict)
+    submission = Submission(source)
+    target = submission.lookup(function_name)
+    if target is None:
+        return FunctionReport(function_name, False, None, None, False, False, False, ())
+    bodies = Bodies(submission)
+    closure = guard.run(f"closure of `{function_name}`", lambda: submission.closure(target), [target])
+    flags = {"custom_gradient": False, "recompute_grad": False, "stop_gradient": False}
+    findings: list[Finding] = []
+    for definition in closure:
+        name = definition.name
+        for flag in flags:
+            flags[flag] = flags[flag] or guard.run(f"uses of {flag} in `{name}`",
+                                                   lambda: submission.uses(definition, flag), False)
+        findings.extend(guard.run(f"gradient cuts in `{name}`", lambda: cut_findings(submission, definition), []))
+        for index in guard.run(f"function bodies in `{name}`", lambda: bodies.of(definition), []):
+            findings.extend(guard.run(f"tape checks in `{index.fn.name}` (line {index.fn.lineno})",
+                                      partial(_tape_findings, bodies, index), []))
+    return FunctionReport(
+        name=function_name,
+        defined=True,
+        cell=submission.cell_number(target.parsed),
+        line=target.node.lineno,
+        uses_custom_gradient=flags["custom_gradient"],
+        uses_recompute_grad=flags["recompute_grad"],
+        uses_stop_gradient=flags["stop_gradient"],
+        findings=dedupe(findings, submission.cell_order()),
+        crashes=tuple(guard.crashes),
+    )
+
+
+def _tape_findings(bodies: Bodies, index: FunctionIndex) -> list[Finding]:
+    """The tape checks of one body: each gradient call's target, then each non-persistent tape."""
+    found: list[Finding] = []
+    for call in index.calls:
+        if call.tape is not None and call.tape.blocks and not call.deferred:
+            found.extend(outside_context_findings(bodies, index, call))
+    for tape in index.tapes:
+        if tape.persistent is False:
+            found.extend(non_persistent_findings(bodies.submission, index, tape))
+    return found

@@ -1,0 +1,112 @@
+"""tape-outside-context findings: the target of `T.gradient(target, ...)` flows from work `T` never recorded.
+
+The target is followed back through the assignments that may reach it; a value computed outside every one
+of the tape's `with` blocks is reported when it is an operation on recorded values after a block ends, or a
+gradient taken by another tape (or by a function that takes one) outside the block.
+"""
+from __future__ import annotations
+
+import ast
+
+from autograder.judge.static.bodies import Bodies
+from autograder.judge.static.findings import Finding
+from autograder.judge.static.function import FunctionIndex, GradCall, Tape
+from autograder.judge.static.source import snippet
+from autograder.judge.static.syntax import TAPE_METHODS, dep_names, keyword, walk_live
+
+# Python builtins that only regroup values: applying them after a tape block records nothing, but loses nothing.
+NO_OP_BUILTINS = frozenset({"list", "tuple", "dict", "set", "zip", "enumerate", "range", "len", "print",
+                            "isinstance", "reversed", "sorted", "iter", "next", "type", "id", "repr", "str"})
+
+
+def outside_context_findings(bodies: Bodies, index: FunctionIndex, grad: GradCall) -> list[Finding]:
+    """What a gradient call's target depends on that its tape never recorded (a tape with blocks only)."""
+    tape = grad.tape
+    target = grad.call.args[0] if grad.call.args else keyword(grad.call, "target")
+    if target is None:
+        return []
+    used = f"`{tape.name}.{grad.method}(...)` on line {grad.call.lineno}"
+    found: list[Finding] = []
+    seen: set[int] = set()
+    comprehension_names = index.enclosing_comprehension_names(grad.call, grad.stmt)
+
+    def report(message: str, node: ast.AST, related: tuple[int, ...]) -> None:
+        found.append(bodies.submission.finding("tape-outside-context", message, index.parsed, node, related))
+
+    def check(expr: ast.expr, stmt: ast.stmt, node: ast.AST, bindings: dict) -> None:
+        if not index.inside(stmt, tape):
+            block, after = _block_near(tape, stmt)
+            where = (f"{'after' if after else 'before'} the `{tape.header}` block "
+                     f"{'ends' if after else 'begins'} (lines {block.lineno}-{block.end_lineno})")
+            lines = (block.lineno, block.end_lineno, grad.call.lineno)
+            source = _gradient_source(bodies, index, expr, stmt, tape)
+            if source is not None:
+                kind, call, other = source
+                if kind == "tape":
+                    named_alike = other.name == tape.name
+                    whose = (f" on the other tape named `{other.name}` (line {other.created.lineno})"
+                             if named_alike else "")
+                    what = f"`{call.func.value.id}.{call.func.attr}(...)`{whose} is called {where}"
+                    if named_alike:
+                        lines = (other.created.lineno, *lines)
+                else:
+                    what = f"`{call.func.id}(...)` computes a gradient {where}"
+                consequence = ("cannot differentiate through it" if kind == "tape"
+                               else "silently misses that term")
+                report(f"{what}, so `{tape.name}` never records it and {used} {consequence}", node, lines)
+                return
+            if after and _has_op(expr) and _reads_recorded(index, expr, stmt, tape, bindings):
+                text = snippet(index.parsed, stmt if node is stmt else expr)
+                report(f"`{text}` is computed {where}, so `{tape.name}` never records it "
+                       f"and {used} cannot differentiate through it", node, lines)
+                return
+        for name in dep_names(expr, bindings):
+            for assign in index.reaching(name.id, stmt):
+                if id(assign) in seen or assign.value is None:
+                    continue
+                seen.add(id(assign))
+                check(assign.value, assign.stmt, assign.stmt, {})
+
+    check(target, grad.stmt, grad.call, comprehension_names)
+    return found
+
+
+def _block_near(tape: Tape, stmt: ast.stmt) -> tuple[ast.AST, bool]:
+    """The tape's block a statement outside it is closest to, and whether the statement comes after it."""
+    ended = [b for b in tape.blocks if b.end_lineno < stmt.lineno]
+    if ended:
+        return max(ended, key=lambda b: b.end_lineno), True
+    return min(tape.blocks, key=lambda b: b.lineno), False
+
+
+def _gradient_source(bodies: Bodies, index: FunctionIndex, expr: ast.expr, stmt: ast.stmt,
+                     tape: Tape) -> tuple[str, ast.Call, Tape | None] | None:
+    """A gradient computed by another tape, or by a function that computes one, in an expression."""
+    for node in walk_live(expr):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in TAPE_METHODS and isinstance(func.value, ast.Name):
+            other = index.resolve_tape(func.value.id, stmt)
+            if other is not None and other is not tape:
+                return ("tape", node, other)
+        elif isinstance(func, ast.Name) and bodies.call_computes_gradient(index, node):
+            return ("function", node, None)
+    return None
+
+
+def _reads_recorded(index: FunctionIndex, expr: ast.expr, stmt: ast.stmt, tape: Tape, bindings: dict) -> bool:
+    """Whether an expression reads a value assigned inside the tape's blocks."""
+    return any(index.inside(assign.stmt, tape)
+               for name in dep_names(expr, bindings)
+               for assign in index.reaching(name.id, stmt))
+
+
+def _has_op(expr: ast.expr) -> bool:
+    """Whether evaluating an expression runs an operation (that a tape would have to record)."""
+    for node in walk_live(expr):
+        if isinstance(node, ast.BinOp) or (isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not)):
+            return True
+        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in NO_OP_BUILTINS):
+            return True
+    return False
