@@ -18,6 +18,7 @@ from autograder.pipeline import grade
 from autograder.report import formats
 from autograder.report.class_report import matplotlib_missing
 from autograder.report.contract import to_json
+from autograder.report.numbers import number
 from autograder.report.text import class_table, submission_text
 from autograder.store.atomic import write_atomically
 from autograder.store.journal import Journal, beside
@@ -238,7 +239,8 @@ def grade_command(args) -> int:
     below = [r for r in results if args.fail_under is not None and r.score < args.fail_under]
     if below:
         print(f"autograder: {len(below)} submission{'s' if len(below) != 1 else ''} scored below --fail-under "
-              f"{args.fail_under:g}: " + ", ".join(f"{r.submission} ({r.score:g})" for r in below), file=sys.stderr)
+              f"{number(args.fail_under)}: " + ", ".join(f"{r.submission} ({number(r.score)})" for r in below),
+              file=sys.stderr)
         return 1
     return 0
 
@@ -255,7 +257,7 @@ def progress_display(total: int):
                TextColumn("{task.description}"))
     with Progress(*columns, console=Console(file=sys.stderr), transient=True) as bar:
         task = bar.add_task("", total=total)
-        yield lambda result: bar.update(task, advance=1, description=f"{result.student}: {result.score:g}")
+        yield lambda result: bar.update(task, advance=1, description=f"{result.student}: {number(result.score)}")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from typing import Callable, Iterable
 
 from autograder.config import REFERENCE_LIMITS, Limits, SetupError, Settings, find_solutions
 from autograder.course import ASSIGNMENT_IDS, assignment_by_id
-from autograder.judge import static
+from autograder.judge.static import analyze
 from autograder.judge.evaluate import ExerciseEvidence, evaluate_exercise, unreadable_result
 from autograder.load.cells import SubmissionSource, read_submission
 from autograder.load.discover import Found, detect_assignment, student_name
@@ -220,7 +220,7 @@ class GradingRun:
             if time.monotonic() > until:
                 break
             if submission.assignment in ASSIGNMENT_IDS and submission.source.problem is None:
-                submission.static = {e.id: static.analyze(submission.source, e.id)
+                submission.static = {e.id: analyze(submission.source, e.id)
                                      for e in assignment_by_id(submission.assignment).exercises}
 
     # ---------------------------------------------------------------- 2. references
@@ -352,6 +352,10 @@ def judge_submission(submission: Submission, record: RunRecord | None,
     tasks = student_tasks(assignment, reference.cases)
     for exercise in assignment.exercises:
         count = len(reference.cases[exercise.id])
+        reading = submission.static.get(exercise.id) or analyze(submission.source, exercise.id)
+        for crash in reading.crashes:  # for the instructor: the grade stands on the numbers alone
+            print(f"autograder: the static reading of {shown_as} crashed ({crash}); {exercise.id} is graded "
+                  "from its numbers alone", file=sys.stderr)
         evidence = ExerciseEvidence(
             exercise=exercise,
             cases=reference.cases[exercise.id],
@@ -359,7 +363,7 @@ def judge_submission(submission: Submission, record: RunRecord | None,
             reference=[reference.outcome(exercise.id, i) for i in range(count)],
             mistakes=[[reference.outcome(exercise.id, i, f"mistake:{k}") for i in range(count)]
                       for k in range(len(exercise.mistakes))],
-            static=submission.static.get(exercise.id) or static.analyze(submission.source, exercise.id),
+            static=reading,
             defined=record.defined.get(exercise.id),
             load_errors=record.load_errors,
             source=submission.source,
