@@ -144,10 +144,10 @@ def medians_by_assignment(per: list[tuple[str, float]]) -> dict[str, float]:
 
 def kit_run(seconds_file: str, argv: list[str]) -> int:
     """Run the CLI as `autograder` does, noting each result's seconds (its time in the worker)."""
-    from autograder import cli
+    from autograder import cli, commands
 
     noted: list[tuple[str, float]] = []
-    grade = cli.grade
+    grade = commands.grade
 
     def noting(found, settings, on_result=None):
         def both(result):
@@ -156,7 +156,7 @@ def kit_run(seconds_file: str, argv: list[str]) -> int:
                 on_result(result)
         return grade(found, settings, on_result=both)
 
-    cli.grade = noting
+    commands.grade = noting
     status = cli.main(argv)
     Path(seconds_file).write_text(json.dumps(noted))
     return status

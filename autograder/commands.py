@@ -1,0 +1,151 @@
+"""What the ``autograder`` commands do once their arguments are parsed (``cli`` parses and dispatches)."""
+from __future__ import annotations
+
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+from rich.console import Console
+
+from autograder.config import KIT_ROOT, GiB, Limits, SetupError, Settings
+from autograder.load.discover import find_submissions, in_shard
+from autograder.pipeline import grade
+from autograder.report import formats
+from autograder.report.class_report import matplotlib_missing
+from autograder.report.contract import to_json
+from autograder.report.numbers import number
+from autograder.report.text import class_table, submission_text
+from autograder.store.atomic import write_atomically
+from autograder.store.journal import Journal, beside
+from autograder.store.merge import MergeError, merge_results
+
+EXAMPLES = KIT_ROOT / "examples"
+
+
+def merge_command(args) -> int:
+    try:
+        results = merge_results([Path(path) for path in args.results])
+    except MergeError as error:
+        print(f"autograder: error: {error}", file=sys.stderr)
+        return 2
+    report = (to_json(results) if args.format == "json" else class_table(results) if args.format == "text"
+              else formats.render(args.format, results))
+    if args.output:
+        write_atomically(Path(args.output), report)
+    else:
+        sys.stdout.write(report)
+    return 0
+
+
+def report_command(args) -> int:
+    if missing := matplotlib_missing():
+        print(f"autograder: error: {missing}", file=sys.stderr)
+        return 2
+    try:
+        results = merge_results([Path(path) for path in args.results])
+    except MergeError as error:
+        print(f"autograder: error: {error}", file=sys.stderr)
+        return 2
+    return write_html(results, args.feedback_dir, args.out, None, sources=args.results)
+
+
+def write_html(results, feedback_dir: str | None, report_dir: str | None, seed: int | None,
+               sources: list[str] | None = None) -> int:
+    """The feedback pages and the class report, when asked for; 2 when a folder cannot be written."""
+    try:
+        if feedback_dir:
+            from autograder.report.feedback_pages import write_feedback_pages
+            write_feedback_pages(results, Path(feedback_dir), seed)
+        if report_dir:
+            from autograder.report.class_report import write_class_report
+            write_class_report(results, Path(report_dir), sources=sources, seed=seed)
+    except OSError as error:
+        print(f"autograder: error: cannot write the HTML pages: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def grade_command(args) -> int:
+    paths = args.paths or [str(EXAMPLES)]
+    found, missing = find_submissions(paths)
+    for path in missing:
+        print(f"autograder: error: {path}: no such file or directory", file=sys.stderr)
+    if missing:
+        return 2
+    if not found:
+        print(f"autograder: error: no .ipynb or .py submissions found in {', '.join(paths)}", file=sys.stderr)
+        return 2
+    if args.shard:
+        if args.seed is None:
+            print("autograder: error: --shard needs --seed, so that every shard grades on the same cases",
+                  file=sys.stderr)
+            return 2
+        found = in_shard(found, *args.shard)
+    if args.format == "gradescope" and len(found) != 1:
+        print(f"autograder: error: --format gradescope writes one submission's results.json (Gradescope grades one "
+              f"student at a time); {len(found)} submissions found: grade one notebook, or see "
+              "`autograder gradescope-bundle`", file=sys.stderr)
+        return 2
+    if args.jobs < 1:
+        print("autograder: error: --jobs must be at least 1", file=sys.stderr)
+        return 2
+    if args.report_dir and (missing := matplotlib_missing()):  # say so before grading, not after
+        print(f"autograder: error: {missing}", file=sys.stderr)
+        return 2
+    settings = Settings(jobs=args.jobs, assignment=args.assignment, seed=args.seed, reuse_results=args.reuse_results,
+                        solutions=Path(args.solutions) if args.solutions else None,
+                        journal=beside(Path(args.output)) if args.output else None,
+                        limits=Limits(submission_seconds=args.time_limit, memory_bytes=int(args.memory_limit * GiB),
+                                      load_seconds=args.cell_time_limit, case_seconds=args.case_time_limit))
+    started = time.monotonic()
+    try:
+        with progress_display(len(found)) as advance:
+            graded = grade(found, settings, on_result=advance)
+    except SetupError as error:
+        print(f"autograder: error: {error}", file=sys.stderr)
+        return 2
+    results, seed = graded.results, graded.seed
+    elapsed = time.monotonic() - started
+    if args.format == "json":
+        report = to_json(results)
+    elif args.format in formats.FORMATS:
+        report = formats.render(args.format, results, seed)
+        if args.format == "classroom" and formats.publish_classroom(results) is None:
+            report += "(GITHUB_OUTPUT is not set: no runner result written for the Classroom reporter)\n"
+    elif not args.paths or len(results) > 1:
+        details = "" if not args.paths else "\n".join(submission_text(r) for r in results) + "\n"
+        report = details + class_table(results, seed) + (
+            f"graded {len(results)} submission{'s' if len(results) != 1 else ''} in {elapsed:.1f} s "
+            f"(seed {seed}; rerun with --seed {seed} for the same cases)\n")
+    else:
+        report = submission_text(results[0]) + f"(seed {seed})\n"
+    if args.output:
+        write_atomically(Path(args.output), report)
+        Journal(settings.journal).clear()  # complete: nothing left to resume
+    else:
+        sys.stdout.write(report)
+    if write_html(results, args.feedback_dir, args.report_dir, seed) != 0:
+        return 2
+    below = [r for r in results if args.fail_under is not None and r.score < args.fail_under]
+    if below:
+        print(f"autograder: {len(below)} submission{'s' if len(below) != 1 else ''} scored below --fail-under "
+              f"{number(args.fail_under)}: " + ", ".join(f"{r.submission} ({number(r.score)})" for r in below),
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+@contextmanager
+def progress_display(total: int):
+    """A progress bar on a terminal (stderr), nothing on a pipe or a file: logs and CI output stay clean."""
+    if not sys.stderr.isatty():
+        yield lambda result: None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("{task.description}"))
+    with Progress(*columns, console=Console(file=sys.stderr), transient=True) as bar:
+        task = bar.add_task("", total=total)
+        yield lambda result: bar.update(task, advance=1, description=f"{result.student}: {number(result.score)}")
