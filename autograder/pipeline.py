@@ -26,6 +26,7 @@ from autograder.judge.evaluate import ExerciseEvidence, evaluate_exercise, unrea
 from autograder.load.cells import SubmissionSource, read_submission
 from autograder.load.discover import Found, detect_assignment, student_name
 from autograder.load.program import cells_for_child, program_digest
+from autograder.load.reading import read_bytes
 from autograder.model.course import Assignment, Case
 from autograder.model.outcomes import RunRecord, RunStatus, TaskOutcome
 from autograder.model.results import ExerciseResult, SubmissionResult
@@ -377,7 +378,6 @@ def judge_submission(submission: Submission, record: RunRecord | None,
 
 
 def _content(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError:
-        return b""
+    """The file's bytes for its journal key, read as the loader reads it (no link, no FIFO, bounded size)."""
+    data = read_bytes(path)
+    return data if isinstance(data, bytes) else data.encode("utf-8", "replace")

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.load.ipython import calls_only_the_grader, neutralise_ipython
+from autograder.load.reading import (MAX_CELL_CHARS, MAX_CODE_CHARS, TooLarge, parse_notebook, read_bytes, refusal,
+                                     shown, unreadable_code)
 
 # Read-only cells of our own notebooks that only test, never define: the
 # grader replaces them, so running a stale copy would only cost time.
@@ -71,33 +73,33 @@ class SubmissionSource:
 
 
 def read_submission(path: Path) -> SubmissionSource:
-    """Read a ``.ipynb`` or ``.py`` file; never raises for bad content."""
+    """Read a ``.ipynb`` or ``.py`` file; never raises for bad content (see ``load.reading``)."""
     path = Path(path)
     if path.suffix == ".ipynb":
         return _read_notebook(path)
     return _read_python(path)
 
 
-def _read_bytes(path: Path) -> bytes | str:
-    try:
-        return path.read_bytes()
-    except OSError as error:
-        return f"cannot read {path.name}: {error.strerror or error}"
-
-
 def _read_python(path: Path) -> SubmissionSource:
-    data = _read_bytes(path)
+    data = read_bytes(path)
+    name = shown(path.name)
     if isinstance(data, str):
         return SubmissionSource(path, "python", problem=data)
     try:
         text = _decode_python(data)
     except (UnicodeDecodeError, SyntaxError, LookupError) as error:
-        return SubmissionSource(path, "python", problem=f"{path.name} is not readable Python text: {error}")
+        return SubmissionSource(path, "python", problem=f"{name} is not readable Python text: {error}")
     if "\x00" in text:
-        return SubmissionSource(path, "python", problem=f"{path.name} is a binary file, not Python source")
+        return SubmissionSource(path, "python", problem=f"{name} is a binary file, not Python source")
     if not text.strip():
-        return SubmissionSource(path, "python", problem=f"{path.name} is empty")
-    return SubmissionSource(path, "python", cells=[Cell(index=1, source=text, code=text)])
+        return SubmissionSource(path, "python", problem=f"{name} is empty")
+    return SubmissionSource(path, "python", cells=[Cell(index=1, source=text, code=_readable(text, "the file"))])
+
+
+def _readable(code: str, where: str) -> str:
+    """The code itself, or a ``raise`` that says why the grader does not read it (see ``load.reading``)."""
+    reason = unreadable_code(code, where)
+    return code if reason is None else refusal(reason)
 
 
 def _decode_python(data: bytes) -> str:
@@ -107,22 +109,29 @@ def _decode_python(data: bytes) -> str:
 
 
 def _read_notebook(path: Path) -> SubmissionSource:
-    data = _read_bytes(path)
+    data = read_bytes(path)
+    name = shown(path.name)
     if isinstance(data, str):
         return SubmissionSource(path, "notebook", problem=data)
     if not data.strip():
-        return SubmissionSource(path, "notebook", problem=f"{path.name} is empty (0 cells): save the notebook and submit again")
+        return SubmissionSource(path, "notebook", problem=f"{name} is empty (0 cells): save the notebook and submit again")
     try:
-        raw = json.loads(data.decode("utf-8-sig"))
+        raw = parse_notebook(data.decode("utf-8-sig"))
     except UnicodeDecodeError:
-        return SubmissionSource(path, "notebook", problem=f"{path.name} is not a notebook: it is not UTF-8 text")
+        return SubmissionSource(path, "notebook", problem=f"{name} is not a notebook: it is not UTF-8 text")
     except json.JSONDecodeError as error:
         return SubmissionSource(
             path, "notebook",
             problem=f"notebook is not valid JSON: line {error.lineno}, column {error.colno}: {error.msg}",
         )
+    except TooLarge as error:
+        return SubmissionSource(path, "notebook", problem=f"{name}: {error}")
+    except (RecursionError, MemoryError, ValueError):
+        return SubmissionSource(path, "notebook", problem=f"{name} is not a notebook the grader can read: its JSON "
+                                                          "is nested too deeply or holds values too large to parse")
+    del data
     if not isinstance(raw, dict) or not isinstance(raw.get("cells", None), list):
-        return SubmissionSource(path, "notebook", problem=f"{path.name} is JSON but not a notebook: it has no list of cells")
+        return SubmissionSource(path, "notebook", problem=f"{name} is JSON but not a notebook: it has no list of cells")
     try:
         notebook = raw
         if not isinstance(raw.get("nbformat", 4), int) or raw.get("nbformat", 4) < 4:
@@ -130,36 +139,47 @@ def _read_notebook(path: Path) -> SubmissionSource:
 
             notebook = nbformat.convert(nbformat.from_dict(raw), 4)
     except Exception as error:  # nbformat raises many kinds on odd input
-        return SubmissionSource(path, "notebook", problem=f"{path.name} is not a readable notebook: {error}")
+        return SubmissionSource(path, "notebook", problem=f"{name} is not a readable notebook: {type(error).__name__}")
     cells = []
+    total = 0  # characters of code so far
     for index, cell in enumerate(notebook.get("cells", []), start=1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
         source = cell.get("source", "")
-        if isinstance(source, list):
-            source = "".join(str(part) for part in source)
+        if isinstance(source, list):  # nbformat's multi-line strings: a list of strings, nothing else
+            source = "".join(part for part in source if isinstance(part, str))
         if not isinstance(source, str):
             continue
-        meta = cell.get("metadata", {}) or {}
-        nbgrader_meta = (meta.get("nbgrader") or {}) if isinstance(meta, dict) else {}
+        meta = cell.get("metadata")
+        nbgrader_meta = meta.get("nbgrader") if isinstance(meta, dict) else None
         if not isinstance(nbgrader_meta, dict):
             nbgrader_meta = {}
         grade_id = nbgrader_meta.get("grade_id")
-        solution = bool(nbgrader_meta.get("solution"))
-        code, skipped = neutralise_ipython(source)
+        grade_id = grade_id if isinstance(grade_id, str) else None  # nbgrader's ids are strings; anything else is none
+        solution = nbgrader_meta.get("solution") is True
+        total += len(source)
+        if total > MAX_CODE_CHARS:
+            code, skipped = refusal(f"the notebook holds more than {MAX_CODE_CHARS:,} characters of code, the most "
+                                    f"the grader reads: cell {index} and the cells after it are not run"), None
+        elif len(source) > MAX_CELL_CHARS:
+            code, skipped = _readable(source, f"cell {index}"), None
+        else:
+            code, skipped = neutralise_ipython(source)
+            code = _readable(code, f"cell {index}")
         if grade_id and str(grade_id).startswith(SKIPPED_GRADE_ID_PREFIXES):
             skipped = skipped or "a test cell: the grader runs its own tests"
         elif calls_only_the_grader(code):
             skipped = skipped or "a check cell (it calls the grader): the grader runs its own tests"
-        elif nbgrader_meta.get("locked") and not solution and grade_id not in KEPT_READ_ONLY_CELLS:
+        elif nbgrader_meta.get("locked") is True and not solution and grade_id not in KEPT_READ_ONLY_CELLS:
             skipped = skipped or READ_ONLY_DEMO
         cells.append(Cell(index=index, source=source, code=code, grade_id=grade_id, solution=solution,
                           skipped=skipped))
     cells = _keep_demo_cells_that_are_used(cells)
-    metadata = dict(notebook.get("metadata", {}) or {})
+    metadata = notebook.get("metadata")
+    metadata = dict(metadata) if isinstance(metadata, dict) else {}  # metadata that is not an object: none
     if not cells:
         return SubmissionSource(path, "notebook", metadata=metadata,
-                                problem=f"{path.name} has no code cells")
+                                problem=f"{name} has no code cells")
     return SubmissionSource(path, "notebook", cells=cells, metadata=metadata)
 
 
@@ -186,7 +206,7 @@ def _keep_demo_cells_that_are_used(cells: list[Cell]) -> list[Cell]:
 def _symbol_table(code: str) -> symtable.SymbolTable | None:
     try:
         return symtable.symtable(code, "<cell>", "exec")
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None  # a broken cell: the child reports its SyntaxError
 
 
@@ -217,7 +237,7 @@ def defined_functions(source: SubmissionSource) -> dict[str, list[str]]:
     for cell in source.runnable_cells:
         try:
             tree = ast.parse(cell.code)
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from autograder.course import ASSIGNMENT_IDS, all_assignments
 from autograder.load.cells import SubmissionSource, defined_functions
+from autograder.load.reading import shown
 
 SUFFIXES = (".ipynb", ".py")
 IGNORED_PARTS = {".ipynb_checkpoints", "__pycache__", ".git", ".venv", "node_modules"}
@@ -15,11 +16,16 @@ IGNORED_PARTS = {".ipynb_checkpoints", "__pycache__", ".git", ".venv", "node_mod
 @dataclass(frozen=True)
 class Found:
     path: Path
-    shown_as: str  # the path as given, or as found below a given directory
+    shown_as: str  # the path as given, or as found below a given directory (bytes that are not UTF-8 as \xNN)
 
 
 def find_submissions(paths: list[str]) -> tuple[list[Found], list[str]]:
-    """Expand files and directories in the order given; also return the paths that do not exist."""
+    """Expand files and directories in the order given; also return the paths that do not exist.
+
+    Below a directory, a symbolic link named like a submission is listed too (whatever it points to, if
+    anything): reading it then refuses it with a message, so a link to another file never becomes the
+    submission and never disappears silently. Linked directories are not entered.
+    """
     found: list[Found] = []
     missing: list[str] = []
     for given in paths:
@@ -29,12 +35,12 @@ def find_submissions(paths: list[str]) -> tuple[list[Found], list[str]]:
             root = path / "submitted" if (path / "submitted").is_dir() else path
             for candidate in sorted(root.rglob("*")):
                 relative = candidate.relative_to(path)
-                if (candidate.suffix in SUFFIXES and candidate.is_file()
+                if (candidate.suffix in SUFFIXES and (candidate.is_symlink() or candidate.is_file())
                         and not any(part in IGNORED_PARTS or part.startswith(".")
                                     for part in candidate.relative_to(root).parts)):
-                    found.append(Found(candidate, str(Path(given) / relative)))
-        elif path.exists():
-            found.append(Found(path, given))
+                    found.append(Found(candidate, shown(str(Path(given) / relative))))
+        elif path.exists() or path.is_symlink():
+            found.append(Found(path, shown(given)))
         else:
             missing.append(given)
     return found, missing
@@ -45,14 +51,15 @@ def student_name(path: Path) -> str:
     parts = path.parts
     for i, part in enumerate(parts[:-1]):
         if part in ("submitted", "autograded") and i + 2 < len(parts):
-            return parts[i + 1]
-    return path.stem
+            return shown(parts[i + 1])
+    return shown(path.stem)
 
 
 def detect_assignment(path: Path, source: SubmissionSource) -> str | None:
     """Notebook metadata, then the nbgrader layout or file name, then which functions are defined."""
     declared = source.metadata.get("autograder", {}) if isinstance(source.metadata, dict) else {}
-    if isinstance(declared, dict) and declared.get("assignment") in ASSIGNMENT_IDS:
+    if isinstance(declared, dict) and isinstance(declared.get("assignment"), str) \
+            and declared["assignment"] in ASSIGNMENT_IDS:
         return declared["assignment"]
     for part in reversed(path.parts[:-1]):
         if part in ASSIGNMENT_IDS:
@@ -73,5 +80,5 @@ def detect_assignment(path: Path, source: SubmissionSource) -> str | None:
 def in_shard(found: list[Found], k: int, n: int) -> list[Found]:
     """The K-th of N shares (1-based), by a hash of each path: stable when other files come and go."""
     def share(item: Found) -> int:
-        return int.from_bytes(hashlib.sha256(item.shown_as.encode()).digest()[:8], "big") % n
+        return int.from_bytes(hashlib.sha256(item.shown_as.encode("utf-8", "replace")).digest()[:8], "big") % n
     return [item for item in found if share(item) == k - 1]

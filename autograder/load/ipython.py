@@ -71,7 +71,7 @@ def calls_only_the_grader(code: str) -> bool:
     grade again from inside the sandbox."""
     try:
         tree = ast.parse(code)
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     imported: set[str] = set()
     for statement in tree.body:

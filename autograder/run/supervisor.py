@@ -21,6 +21,7 @@ from autograder.run.processes import kill_everything_of, processes_of, resident_
 from autograder.run.tasks import ChildJob
 
 MAX_LOAD_RESTARTS = 5
+MAX_RECEIVED_BYTES = 256 * 2**20  # all a submission's children may send: the parent's memory per submission
 MEMORY_ERRORS = {"MemoryError", "ResourceExhaustedError"}
 SIGXCPU, SIGKILL = 24, 9
 
@@ -52,6 +53,15 @@ class SubmissionRun:
         self.measures: list[str] = []  # the containment the child reported
         self._done_seen = False
         self._closed = False  # the child closed its end of the connection
+        self._stopping = False  # the child is being stopped: what it still sends is read, never held against it
+        self._received = 0  # bytes received from every child of this submission
+        # What the parent expects next from the current child (deadlines belong to the parent: a message can
+        # only move the child forward, once, never re-arm a limit).
+        self._cells_pending: list[int] = []
+        self._next_task = 0
+        self._needs_load = False
+        self._loaded_now = False
+        self._contained = False
 
     # ---------------------------------------------------------------- lifecycle
     def start(self, server: ForkServer, slot: int = 0) -> None:
@@ -68,6 +78,12 @@ class SubmissionRun:
         self.current_cell = None
         self._done_seen = False
         self._closed = False
+        self._stopping = False
+        self._cells_pending = [index for index, _, _ in self.job.cells if index not in self.skip_cells]
+        self._next_task = self.next_start
+        self._needs_load = any(task.mistake is None for task in self.job.tasks[self.next_start:])
+        self._loaded_now = False
+        self._contained = False
         self.deadline = time.monotonic() + self.limits.load_seconds
 
     def waitables(self) -> list:
@@ -82,35 +98,63 @@ class SubmissionRun:
 
     # ---------------------------------------------------------------- events
     def pump(self) -> None:
-        """Read every message that is ready; stop the child on a protocol violation."""
+        """Read every message that is ready; stop the child on a protocol violation.
+
+        Any exception while reading or decoding what a child sent is that child's violation: it ends this
+        submission's task (or its load) with a message, never the grader's run.
+        """
         if self.child is None or self.child.connection is None:
             return
         try:
-            while self.child.connection.poll():
-                self._handle(wire.loads(self.child.connection.recv_bytes(wire.MAX_MESSAGE_BYTES)))
+            while self.child is not None and self.child.connection is not None and self.child.connection.poll():
+                data = self.child.connection.recv_bytes(wire.MAX_MESSAGE_BYTES)
+                self._received += len(data)
+                if self._received > MAX_RECEIVED_BYTES:
+                    raise wire.WireError(f"more than {MAX_RECEIVED_BYTES // 2**20} MiB of answers")
+                self._handle(wire.loads(data))
         except (EOFError, ConnectionError):
             self._closed = True
-        except (OSError, wire.WireError) as error:
-            self._stop_child(f"the submission's process broke the grader's protocol ({error})", RunStatus.CRASHED)
+        except Exception as error:  # noqa: BLE001  (see the docstring)
+            if self._stopping:
+                return  # it is being stopped already: the rest of what it sent is not read
+            reason = str(error) if isinstance(error, (wire.WireError, OSError)) else type(error).__name__
+            self._stop_child(f"the submission's process broke the grader's protocol ({reason})", RunStatus.CRASHED)
 
     def _handle(self, message: dict) -> None:
+        """One message, checked against what the parent expects next; a limit is armed only by the parent."""
         event = message["event"]
         now = time.monotonic()
         if event == "contained":
-            self.measures = [wire.text(m, "measure") for m in wire.as_list(message.get("measures"))]
+            measures = wire.as_list(message.get("measures"))
+            if self._contained or len(measures) > wire.MAX_ITEMS:
+                raise wire.WireError("a second or oversized containment report")
+            self._contained = True
+            self.measures = [wire.text(m, "measure") for m in measures]
         elif event == "cell-start":
-            self.current_cell = wire.as_int(message.get("cell"))
+            cell = wire.as_int(message.get("cell"))
+            if self._loaded_now or not self._cells_pending or self._cells_pending[0] != cell:
+                raise wire.WireError("a cell-start for a cell that is not the next one")
+            self._cells_pending.pop(0)
+            self.current_cell = cell
             self.deadline = now + self.limits.load_seconds
         elif event == "loaded":
-            self.record.loaded = True
-            self.current_cell = None
-            self.record.load_errors = [(wire.as_int(e.get("cell")), wire.decode_error(e.get("error")))
-                                       for e in map(wire.as_dict, wire.as_list(message.get("errors")))]
+            errors = wire.as_list(message.get("errors"))
+            cells = {index for index, _, _ in self.job.cells}
+            if self._loaded_now or not self._needs_load or len(errors) > len(cells):
+                raise wire.WireError("an unexpected loaded")
+            load_errors = [(wire.as_int(e.get("cell")), wire.decode_error(e.get("error")))
+                           for e in map(wire.as_dict, errors)]
+            if any(cell not in cells for cell, _ in load_errors):
+                raise wire.WireError("an error in a cell the grader did not send")
             self.record.defined = wire.decode_defined(message.get("defined"))
+            self.record.load_errors = load_errors
+            self.record.loaded = self._loaded_now = True
+            self.current_cell = None
         elif event == "task-start":
             task = wire.as_int(message.get("task"))
-            if task < 0 or task >= len(self.job.tasks):
-                raise wire.WireError("unknown task")
+            if task != self._next_task or self.current_task is not None or task >= len(self.job.tasks) \
+                    or (self._needs_load and not self._loaded_now):
+                raise wire.WireError("a task-start that is not the next task's")
             self.current_task = task
             self.deadline = now + self.time_limits[task]
         elif event == "task-result":
@@ -126,7 +170,10 @@ class SubmissionRun:
                     f"memory limit of {self.limits.memory_bytes / GiB:g} GiB exceeded ({outcome.error.type})"))
             self.record.outcomes[task] = outcome
             self.current_task = None
+            self._next_task = task + 1
         elif event == "done":
+            if self.current_task is not None or self._next_task != len(self.job.tasks) or self._done_seen:
+                raise wire.WireError("done before the last task")
             self._done_seen = True
         else:
             raise wire.WireError(f"unknown event {event!r}")
@@ -184,6 +231,7 @@ class SubmissionRun:
 
     # ---------------------------------------------------------------- failures
     def _stop_child(self, reason: str | None, status: RunStatus, whole_submission: bool = False) -> None:
+        self._stopping = True
         self._kill()
         self.pump()
         self._close()

@@ -5,13 +5,21 @@ the reference cache (records kept on disk) and the students' stored public answe
 the wheel). Arrays travel as base64 float64 bytes with a shape. Nothing is unpickled and no object made by
 student code ever reaches the parent: decoding rebuilds fresh ``numpy.ndarray``s of dtype float64 from
 bytes after checking every field's type exactly, and raises ``WireError`` for anything else.
+
+Decoding is total: whatever bytes a child (or a damaged cache file) holds, every ``decode_*`` and ``loads``
+either returns checked data or raises ``WireError``, never another exception (a message nested 100,000
+deep, a 5,000-digit integer, a shape that numpy cannot reshape to, a lone surrogate in a string). Sizes
+are bounded before anything is built: a message's bytes, its count of JSON containers and separators
+(what parsing turns into Python objects), each value's elements and each dimension.
 """
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import math
-from typing import Any
+import re
+from typing import Any, Callable, TypeVar
 
 import numpy as np
 
@@ -24,10 +32,31 @@ MAX_ELEMENTS = 1_000_000
 MAX_MESSAGE_BYTES = 64 * 2**20
 MAX_TEXT = 4_000  # characters kept of an exception message or a type name
 MAX_FRAMES = 5
+# JSON containers and separators in one message: what parsing turns into Python objects. A real message holds
+# a few hundred (plus the commas of its exception messages); a million keeps a hostile one near 100 MB.
+MAX_STRUCTURE = 1_000_000
+MAX_ITEMS = 64  # outputs of one outcome, names in `defined`, parameters of one function, measures
+MAX_INT = 2**53  # integers (task and cell numbers, line numbers): anything beyond is not the grader's
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+T = TypeVar("T")
 
 
 class WireError(ValueError):
     """Data that is not what the protocol allows."""
+
+
+def total(decode: Callable[..., T]) -> Callable[..., T]:
+    """Make a decoder total: any exception while decoding untrusted data is a WireError, never another one."""
+    @functools.wraps(decode)
+    def checked(*args, **kwargs):
+        try:
+            return decode(*args, **kwargs)
+        except WireError:
+            raise
+        except Exception as error:  # noqa: BLE001  (RecursionError, MemoryError, OverflowError, ValueError...)
+            raise WireError(f"malformed data ({type(error).__name__})") from None
+    return checked
 
 
 # --------------------------------------------------------------------------- messages
@@ -36,8 +65,13 @@ def dumps(message: dict) -> bytes:
     return json.dumps(message, allow_nan=True).encode("utf-8")
 
 
+@total
 def loads(data: bytes) -> dict:
     """Bytes to a message dict, or WireError. Never evaluates anything."""
+    if len(data) > MAX_MESSAGE_BYTES:
+        raise WireError("a message larger than the grader accepts")
+    if sum(data.count(c) for c in (b"[", b"{", b",", b":")) > MAX_STRUCTURE:
+        raise WireError("a message with more items than the grader accepts")
     try:
         message = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
@@ -85,6 +119,7 @@ def value_to_data(value: Value) -> dict:
             "data": base64.b64encode(array.tobytes(order="C")).decode("ascii")}
 
 
+@total
 def decode_value(data: Any) -> Value:
     """Rebuild a Value from a dict; every field is checked by exact type."""
     if type(data) is not dict:
@@ -96,14 +131,16 @@ def decode_value(data: Any) -> Value:
     if dtype is not None:
         dtype = text(dtype, "dtype")
     shape = data.get("shape")
-    if type(shape) is not list or not all(type(n) is int and n >= 0 for n in shape) or len(shape) > 32:
-        raise WireError("a value's shape must be a list of non-negative ints")
+    if type(shape) is not list or len(shape) > 32 or not all(type(n) is int and 0 <= n <= MAX_ELEMENTS
+                                                             for n in shape):
+        raise WireError("a value's shape must be a list of at most 32 non-negative ints, each at most "
+                        f"{MAX_ELEMENTS}")
     size = math.prod(shape)
     if size > MAX_ELEMENTS:
         raise WireError("a value is larger than the grader accepts")
     encoded = data.get("data")
-    if type(encoded) is not str:
-        raise WireError("a value's data must be a base64 string")
+    if type(encoded) is not str or len(encoded) > 4 * (8 * size + 2) // 3 + 4:
+        raise WireError("a value's data must be a base64 string of the shape's size")
     try:
         raw = base64.b64decode(encoded.encode("ascii"), validate=True)
     except (ValueError, UnicodeEncodeError):
@@ -136,11 +173,15 @@ def error_to_data(error: ErrorInfo) -> dict:
                        for f, n, fn, code in error.frames[-MAX_FRAMES:]]}
 
 
+@total
 def decode_error(data: Any) -> ErrorInfo:
     if type(data) is not dict:
         raise WireError("an error must be an object")
     frames = []
-    for frame in as_list(data.get("frames", [])):
+    listed = as_list(data.get("frames", []))
+    if len(listed) > MAX_FRAMES:
+        raise WireError("an error with more frames than the grader keeps")
+    for frame in listed:
         if type(frame) is not dict:
             raise WireError("a frame must be an object")
         frames.append((text(frame.get("file"), "file"), as_int(frame.get("line")),
@@ -160,6 +201,7 @@ def outcome_to_data(outcome: TaskOutcome) -> dict:
             "message": outcome.message, "seconds": outcome.seconds}
 
 
+@total
 def decode_outcome(data: Any) -> TaskOutcome:
     if type(data) is not dict:
         raise WireError("an outcome must be an object")
@@ -169,8 +211,8 @@ def decode_outcome(data: Any) -> TaskOutcome:
         raise WireError("an outcome's status is not one the grader knows") from None
     outputs = data.get("outputs")
     if outputs is not None:
-        if type(outputs) is not dict:
-            raise WireError("outputs must be an object")
+        if type(outputs) is not dict or len(outputs) > MAX_ITEMS:
+            raise WireError("outputs must be an object of a few values")
         outputs = {text(name, "output"): decode_value(value) for name, value in outputs.items()}
     error = data.get("error")
     return TaskOutcome(status, outputs, None if error is None else decode_error(error),
@@ -184,6 +226,7 @@ def record_to_data(record: RunRecord) -> dict:
             "outcomes": {str(number): outcome_to_data(outcome) for number, outcome in sorted(record.outcomes.items())}}
 
 
+@total
 def decode_record(data: Any) -> RunRecord:
     if type(data) is not dict or type(data.get("loaded")) is not bool:
         raise WireError("a record must be an object")
@@ -204,30 +247,36 @@ def decode_record(data: Any) -> RunRecord:
     return record
 
 
+@total
 def decode_defined(data: Any) -> dict[str, list[str] | str]:
     """What the child found defined: exercise -> its positional parameters, or why it is not a function."""
-    if type(data) is not dict:
-        raise WireError("defined must be an object")
-    return {text(name, "name"): (value if type(value) is str else [text(v, "param") for v in as_list(value)])
+    if type(data) is not dict or len(data) > MAX_ITEMS:
+        raise WireError("defined must be an object of a few names")
+    return {text(name, "name"): (text(value, "why") if type(value) is str
+                                 else [text(v, "param") for v in as_list(value)[:MAX_ITEMS]])
             for name, value in data.items()}
 
 
 # --------------------------------------------------------------------------- checked scalars
 
 def text(value: Any, what: str) -> str:
+    """A string, cut to MAX_TEXT characters, with any lone surrogate (not text: no writer can encode it)
+    replaced by U+FFFD."""
     if type(value) is not str:
         raise WireError(f"{what} must be a string")
-    return value[:MAX_TEXT]
+    return _SURROGATE.sub("\ufffd", value[:MAX_TEXT])
 
 
 def number(value: Any, what: str) -> float:
-    if type(value) not in (int, float) or not math.isfinite(value):
+    if type(value) is int and abs(value) <= MAX_INT:
+        return float(value)
+    if type(value) is not float or not math.isfinite(value):
         raise WireError(f"{what} must be a finite number")
-    return float(value)
+    return value
 
 
 def as_int(value: Any) -> int:
-    if type(value) is not int:
+    if type(value) is not int or abs(value) > MAX_INT:
         raise WireError("expected an integer")
     return value
 
