@@ -15,6 +15,7 @@ from autograder.report import formats
 from autograder.report.class_report import matplotlib_missing
 from autograder.report.contract import to_json
 from autograder.report.numbers import number
+from autograder.report.safe_text import cell, line
 from autograder.report.text import class_table, submission_text
 from autograder.store.atomic import write_atomically
 from autograder.store.journal import Journal, beside
@@ -130,7 +131,7 @@ def grade_command(args) -> int:
     below = [r for r in results if args.fail_under is not None and r.score < args.fail_under]
     if below:
         print(f"autograder: {len(below)} submission{'s' if len(below) != 1 else ''} scored below --fail-under "
-              f"{number(args.fail_under)}: " + ", ".join(f"{r.submission} ({number(r.score)})" for r in below),
+              f"{number(args.fail_under)}: " + ", ".join(f"{line(r.submission)} ({number(r.score)})" for r in below),
               file=sys.stderr)
         return 1
     return 0
@@ -148,4 +149,5 @@ def progress_display(total: int):
                TextColumn("{task.description}"))
     with Progress(*columns, console=Console(file=sys.stderr), transient=True) as bar:
         task = bar.add_task("", total=total)
-        yield lambda result: bar.update(task, advance=1, description=f"{result.student}: {number(result.score)}")
+        yield lambda result: bar.update(task, advance=1,
+                                        description=cell(f"{result.student}: {number(result.score)}").markup)

@@ -54,6 +54,12 @@ QUIET_TENSORFLOW = {
 NUMERIC_ENVIRONMENT = ("TF_ENABLE_ONEDNN_OPTS", "TF_DETERMINISTIC_OPS", "TF_USE_LEGACY_KERAS", "KERAS_BACKEND",
                        "CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS")
 DISABLED = ("", "0", "off", "no", "none", "false")
+# What a student's child keeps of its environment (HOME and TMPDIR become its own folder).
+CHILD_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "TF_CPP_MIN_LOG_LEVEL", "TF_ENABLE_ONEDNN_OPTS", "PYTHONWARNINGS",
+                     *NUMERIC_ENVIRONMENT)
+# What the fork server starts with besides: how Python finds its libraries. Nothing else of the grader's
+# environment (tokens, the course's paths) reaches it, hence no child (/proc/self/environ included).
+SERVER_ENVIRONMENT = ("PYTHONPATH", "PYTHONHOME", "LD_LIBRARY_PATH")
 
 
 def variable(name: str) -> str | None:
@@ -72,6 +78,15 @@ def quiet_tensorflow() -> None:
 def quiet_environment(base: dict[str, str] | None = None) -> dict[str, str]:
     """An environment for a subprocess that may import TensorFlow: ``base`` (default: this one), kept quiet."""
     return {**(dict(os.environ) if base is None else base), **QUIET_TENSORFLOW}
+
+
+def fork_server_environment(home: str, first_on_path: str) -> dict[str, str]:
+    """The fork server's whole environment: the allowlists above, quiet TensorFlow, ``first_on_path`` first on
+    PYTHONPATH, and ``home`` (a folder of its own) as HOME."""
+    environment = {name: os.environ[name] for name in (*CHILD_ENVIRONMENT, *SERVER_ENVIRONMENT) if name in os.environ}
+    environment.update(quiet_environment({}), HOME=home)
+    environment["PYTHONPATH"] = os.pathsep.join(p for p in (first_on_path, environment.get("PYTHONPATH")) if p)
+    return environment
 
 
 def cache_folder() -> Path | None:

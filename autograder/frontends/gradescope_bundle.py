@@ -19,8 +19,9 @@ output lists each). Without any ``.ipynb``, the same rules apply to ``.py`` file
 
 Environment of ``run_autograder``: ``GRADESCOPE_AUTOGRADER_ROOT`` (default
 ``/autograder``) is the root holding ``source/``, ``submission/`` and ``results/``;
-``AUTOGRADER_SEED`` (an integer) fixes the random cases, which by default are drawn per run
-(the seed is in the output and in ``extra_data``).
+``AUTOGRADER_SEED`` (an integer, a course secret: the hidden cases derive from it) fixes the random cases,
+which by default are drawn per run from the system's randomness. Students never see the seed: it is only in
+run_autograder's own log (stdout, hidden from students), never in results.json.
 
 ``run_autograder`` is two layers. The outer one (the script, standard library only)
 starts the inner one (``python -m autograder.frontends.gradescope_bundle``, which grades with the
@@ -292,6 +293,7 @@ def grade_in_gradescope(root: Path, assignment_id: str, seed: int | None = None,
         return unavailable(assignment_id, f"the autograder could not run: {error}", "error",
                            time.monotonic() - started, visibility)
     best = max(results, key=lambda r: r.score)  # the first of the highest, in path order
+    print(f"graded with seed {graded.seed}")  # run_autograder's stdout: for instructors only
     preamble = [f"Graded {best.submission} as {assignment_id}."]
     if len(results) > 1:
         preamble = [f"Your submission holds {len(results)} files that could be the {assignment_id} notebook, and "
@@ -332,8 +334,7 @@ def main(argv: list[str] | None = None) -> int:
         report = unavailable(args.assignment, f"the autograder failed ({type(error).__name__}: {error})", "error",
                              time.monotonic() - started, args.visibility)
     write_atomically(root / "results" / "results.json", json.dumps(report, indent=2) + "\n")
-    print(f"{args.assignment}: {number(report['score'])} points; results.json written "
-          f"(seed {report.get('extra_data', {}).get('seed')})")
+    print(f"{args.assignment}: {number(report['score'])} points; results.json written")
     return 0
 
 

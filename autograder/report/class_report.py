@@ -29,6 +29,7 @@ from autograder.model.pitfalls import CATALOGUE
 from autograder.model.results import STATUSES, SubmissionResult
 from autograder.report.html import esc, inline, page
 from autograder.report.numbers import number
+from autograder.report.safe_text import encodable, plot_label
 from autograder.store.atomic import write_atomically
 
 __all__ = ["class_statistics", "write_class_report", "matplotlib_missing", "ClassStatistics"]
@@ -171,7 +172,7 @@ def _save(figure, path: Path, title: str, alt: str) -> dict:
     drawn = {"title": title, "bars": bars}
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", metadata={
-        "Title": title, "Description": alt, "Software": None, METADATA_KEY: json.dumps(drawn)})
+        "Title": encodable(title), "Description": encodable(alt), "Software": None, METADATA_KEY: json.dumps(drawn)})
     path.write_bytes(buffer.getvalue())
     return drawn
 
@@ -204,7 +205,7 @@ def plot_scores(scores: AssignmentScores, path: Path) -> tuple[dict, str]:
     axes.set_xlabel(f"total score (out of {number(scores.max_score)})")
     axes.set_ylabel("submissions")
     title = f"{scores.assignment}: score distribution (n = {scores.n})"
-    axes.set_title(title)
+    axes.set_title(plot_label(title))
     alt = (f"Histogram of the total scores in {scores.assignment} for {scores.n} submission"
            f"{'s' if scores.n != 1 else ''}, out of {number(scores.max_score)}: median "
            f"{number(round(statistics.median(scores.scores), 4))}, lowest {number(min(scores.scores))}, "
@@ -226,7 +227,7 @@ def plot_pitfalls(stats: ClassStatistics, path: Path) -> tuple[dict, str]:
     counts = [n for _, n in stats.pitfalls]
     figure = _figure(6.4, 1.2 + 0.32 * len(names))
     axes = figure.subplots()
-    container = axes.barh(names, counts, color=COLOURS[1])
+    container = axes.barh([plot_label(name) for name in names], counts, color=COLOURS[1])
     container.autograder_labels = names
     axes.bar_label(container, padding=3)
     axes.invert_yaxis()  # most frequent on top
@@ -242,7 +243,7 @@ def plot_pitfalls(stats: ClassStatistics, path: Path) -> tuple[dict, str]:
 
 def plot_pass_rate(stats: ClassStatistics, path: Path) -> tuple[dict, str]:
     rates = stats.exercises
-    labels = [f"{r.exercise}" for r in rates]
+    labels = [plot_label(r.exercise) for r in rates]
     figure = _figure(6.4, 1.7 + 0.3 * len(rates))
     axes = figure.subplots()
     assignments = list(dict.fromkeys(r.assignment for r in rates))
@@ -258,7 +259,7 @@ def plot_pass_rate(stats: ClassStatistics, path: Path) -> tuple[dict, str]:
     axes.set_xlabel("submissions that passed the exercise (%)")
     from matplotlib.patches import Patch
 
-    figure.legend(handles=[Patch(color=colour[a], label=a) for a in assignments], loc="outside lower center",
+    figure.legend(handles=[Patch(color=colour[a], label=plot_label(a)) for a in assignments], loc="outside lower center",
                   ncols=len(assignments), fontsize="small", frameon=False)
     title = "Pass rate per exercise"
     axes.set_title(title)

@@ -1,4 +1,8 @@
-"""The contract's JSON (../shared/CURRICULUM.md, "The grader's JSON"): exactly its keys, in its order."""
+"""The contract's JSON (../shared/CURRICULUM.md, "The grader's JSON"): exactly its keys, in its order.
+
+Strings are written as they are (JSON escapes control characters itself), but a lone surrogate, which is not
+text and which strict JSON readers refuse, is written as its escape (``safe_text.encodable``).
+"""
 from __future__ import annotations
 
 import json
@@ -6,24 +10,25 @@ from typing import Iterable
 
 from autograder.model.results import ExerciseResult, SubmissionResult
 from autograder.report.feedback_text import feedback_text
+from autograder.report.safe_text import encodable
 
 
 def exercise_json(exercise: ExerciseResult) -> dict:
     return {
-        "id": exercise.id,
+        "id": encodable(exercise.id),
         "score": round(exercise.score, 4),
         "max_score": exercise.max_score,
         "status": exercise.status.value,
-        "pitfalls": list(exercise.pitfalls),
-        "feedback": feedback_text(exercise),
+        "pitfalls": [encodable(p) for p in exercise.pitfalls],
+        "feedback": encodable(feedback_text(exercise)),
     }
 
 
 def submission_json(result: SubmissionResult) -> dict:
     return {
-        "submission": result.submission,
-        "student": result.student,
-        "assignment": result.assignment,
+        "submission": encodable(result.submission),
+        "student": encodable(result.student),
+        "assignment": encodable(result.assignment),
         "score": result.score,
         "max_score": result.max_score,
         "exercises": [exercise_json(exercise) for exercise in result.exercises],

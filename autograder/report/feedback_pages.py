@@ -110,12 +110,13 @@ def exercise_html(exercise: ExerciseResult) -> str:
 
 
 def feedback_page(result: SubmissionResult, seed: int | None = None) -> str:
-    """The page of one submission: a summary table, then each exercise's feedback."""
+    """The page of one submission, for its student: a summary table, then each exercise's feedback. It never
+    shows the seed (``seed`` is accepted and left out: the hidden cases derive from it); the instructor's
+    index page does."""
     title = f"{result.assignment} — feedback for {result.student}"
     body = [f"<h1>{esc(result.assignment)}: {number(result.score)} / {number(result.max_score)}</h1>",
             f'<p class="meta">Feedback for <strong>{esc(result.student)}</strong> on '
-            f"<code>{esc(result.submission)}</code>"
-            + (f"; graded with seed {int(seed)}" if seed is not None else "") + ".</p>"]
+            f"<code>{esc(result.submission)}</code>.</p>"]
     body += [f'<p class="note">{inline(note)}</p>' for note in result.notes]
     if result.exercises:
         rows = "".join(

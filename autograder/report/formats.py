@@ -29,6 +29,7 @@ from autograder.course import ASSIGNMENT_IDS
 from autograder.model.results import ExerciseResult, Status, SubmissionResult
 from autograder.report.feedback_text import feedback_text
 from autograder.report.numbers import number, points
+from autograder.report.safe_text import line, spreadsheet, text
 from autograder.report.text import submission_text
 
 FORMATS = ("gradescope", "junit", "csv", "classroom")
@@ -44,7 +45,8 @@ def gradescope_results(result: SubmissionResult, seed: int | None = None, second
                        visibility: str = "visible", preamble: Iterable[str] = ()) -> dict:
     """Gradescope's results.json for one submission.
 
-    The top-level ``score`` is the submission's total (as the contract's JSON); each test's
+    Students read it: it never shows the seed (``seed`` is accepted and left out; run_autograder's own
+    log, which only instructors see, names it), and every text in it is safe (``safe_text``). The top-level ``score`` is the submission's total (as the contract's JSON); each test's
     ``score`` is that exercise's points rounded to 4 decimals, so the tests add up to the
     total up to that rounding (at most 0.0001 per exercise). ``status`` is "passed" for full
     marks and "failed" otherwise (partial credit included: the points say how much).
@@ -52,23 +54,21 @@ def gradescope_results(result: SubmissionResult, seed: int | None = None, second
     if visibility not in VISIBILITIES:
         raise ValueError(f"visibility must be one of {', '.join(VISIBILITIES)}, not {visibility!r}")
     seconds = result.seconds if seconds is None else seconds
-    heading = f"{result.assignment}: {number(result.score)} / {number(result.max_score)}"
-    if seed is not None:
-        heading += f" (seed {seed})"
-    output = [*preamble, heading, *(f"Note: {note}" for note in result.notes)]
+    heading = f"{line(result.assignment)}: {number(result.score)} / {number(result.max_score)}"
+    output = [*map(text, preamble), heading, *(f"Note: {line(note)}" for note in result.notes)]
     if not result.exercises:
         output.append("Nothing was graded.")
     tests = [{
-        "name": exercise.id,
+        "name": line(exercise.id),
         "number": str(index),
         "score": points(exercise.score),
         "max_score": exercise.max_score,
         "status": "passed" if exercise.status == "passed" else "failed",
         "output": _exercise_output(exercise),
         "output_format": "text",
-        "tags": list(exercise.pitfalls),
+        "tags": [line(p) for p in exercise.pitfalls],
         "visibility": visibility,
-        "extra_data": {"status": exercise.status, "pitfalls": list(exercise.pitfalls)},
+        "extra_data": {"status": exercise.status, "pitfalls": [line(p) for p in exercise.pitfalls]},
     } for index, exercise in enumerate(result.exercises, start=1)]
     return {
         "score": result.score,
@@ -79,8 +79,8 @@ def gradescope_results(result: SubmissionResult, seed: int | None = None, second
         "test_name_format": "text",
         "visibility": visibility,
         "stdout_visibility": "hidden",  # run_autograder's stdout is for instructors (debugging)
-        "extra_data": {"submission": result.submission, "student": result.student,
-                       "assignment": result.assignment, "seed": seed, "max_score": result.max_score},
+        "extra_data": {"submission": line(result.submission), "student": line(result.student),
+                       "assignment": line(result.assignment), "max_score": result.max_score},
         "tests": tests,
     }
 
@@ -94,8 +94,8 @@ def to_gradescope(results: list[SubmissionResult], seed: int | None = None) -> s
 def _exercise_output(exercise: ExerciseResult) -> str:
     head = f"{exercise.status}: {number(exercise.score)} / {number(exercise.max_score)} points"
     if exercise.pitfalls:
-        head += f"\nPitfalls: {', '.join(exercise.pitfalls)}"
-    feedback = feedback_text(exercise)
+        head += f"\nPitfalls: {', '.join(line(p) for p in exercise.pitfalls)}"
+    feedback = text(feedback_text(exercise))
     return head + (f"\n\n{feedback}" if feedback else "")
 
 
@@ -189,7 +189,8 @@ def to_csv(results: Iterable[SubmissionResult], seed: int | None = None) -> str:
     same for every row (the points of every assignment in the file), so ``total / max_score``
     is the grade. A student with two submissions for one assignment gets one row per
     submission, labelled by its path (as the class table does). A label that a spreadsheet
-    would run as a formula (starting with =, +, -, @) is prefixed with a quote.
+    would run as a formula (starting with =, +, -, @, a tab or a carriage return: OWASP's CSV
+    injection guidance) is prefixed with a single quote, and its control characters are escaped.
     """
     results = list(results)
     order = {assignment: n for n, assignment in enumerate(ASSIGNMENT_IDS)}
@@ -207,7 +208,7 @@ def to_csv(results: Iterable[SubmissionResult], seed: int | None = None) -> str:
     totals: dict[str, float] = {}
     for result in results:
         label = result.submission if (result.student, result.assignment) in twice else result.student
-        row = rows.setdefault(label, {"student": _spreadsheet_safe(label)})
+        row = rows.setdefault(label, {"student": spreadsheet(label)})
         for exercise in result.exercises:
             row[f"{result.assignment}:{exercise.id}"] = number(exercise.score)
         row[result.assignment] = number(result.score)
@@ -215,18 +216,16 @@ def to_csv(results: Iterable[SubmissionResult], seed: int | None = None) -> str:
     columns = ["student"]
     for assignment in assignments:
         columns += [f"{assignment}:{exercise}" for exercise in exercises[assignment]] + [assignment]
+    header = {column: spreadsheet(column) for column in columns + ["total", "max_score"]}
     columns += ["total", "max_score"]
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns, restval="", lineterminator="\n")
-    writer.writeheader()
+    writer.writerow(header)
     max_score = number(sum(maxima.values()))
     for label in sorted(rows):
         writer.writerow({**rows[label], "total": number(totals[label]), "max_score": max_score})
     return buffer.getvalue()
 
-
-def _spreadsheet_safe(text: str) -> str:
-    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
 
 
 # --------------------------------------------------------------------------- GitHub Classroom
@@ -248,19 +247,19 @@ def classroom_result(results: Iterable[SubmissionResult]) -> dict:
     for result in results:
         prefix = (f"{result.submission}: " if several else f"{result.assignment}: ") if len(results) > 1 else ""
         if not result.exercises:
-            tests.append({"name": f"{prefix}{result.submission}", "status": "error", "score": 0, "max_score": 0,
-                          "message": _limit("; ".join(result.notes) or "nothing was graded"), "test_code": "",
-                          "filename": result.submission, "line_no": 0, "duration": 0})
+            tests.append({"name": line(f"{prefix}{result.submission}"), "status": "error", "score": 0,
+                          "max_score": 0, "message": _limit(line("; ".join(result.notes) or "nothing was graded")),
+                          "test_code": "", "filename": line(result.submission), "line_no": 0, "duration": 0})
         for exercise in result.exercises:
             status = "pass" if exercise.status == "passed" else "error" if exercise.status in JUNIT_ERRORS else "fail"
             tests.append({
-                "name": f"{prefix}{exercise.id}",
+                "name": line(f"{prefix}{exercise.id}"),
                 "status": status,
                 "score": points(exercise.score),
                 "max_score": exercise.max_score,
                 "message": _limit(_exercise_output(exercise)),
-                "test_code": f"autograder grade {result.submission} --assignment {result.assignment}",
-                "filename": result.submission,
+                "test_code": line(f"autograder grade {result.submission} --assignment {result.assignment}"),
+                "filename": line(result.submission),
                 "line_no": 0,
                 "duration": 0,
             })
@@ -274,12 +273,12 @@ def classroom_encoded(results: Iterable[SubmissionResult]) -> str:
 
 
 def to_classroom(results: list[SubmissionResult], seed: int | None = None) -> str:
-    """What a run's log shows: each submission's feedback, then the points as the reporter counts them."""
+    """What a run's log shows (students read it): each submission's feedback, then the points as the reporter
+    counts them; never the seed (``seed`` is accepted and left out)."""
     result = classroom_result(results)
     total = sum(test["score"] for test in result["tests"])
-    text = "\n".join(submission_text(r) for r in results)
-    return text + f"Points {number(total)}/{number(result['max_score'])}" + (
-        f" (seed {seed})" if seed is not None else "") + "\n"
+    details = "\n".join(submission_text(r) for r in results)
+    return details + f"Points {number(total)}/{number(result['max_score'])}\n"
 
 
 def publish_classroom(results: list[SubmissionResult], environ: Mapping[str, str] = os.environ) -> str | None:

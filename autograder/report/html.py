@@ -5,6 +5,8 @@ from __future__ import annotations
 import html
 import re
 
+from autograder.report.safe_text import text
+
 # Nothing but inline styles and same-folder images: no script, no remote anything.
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'"
 
@@ -42,8 +44,9 @@ img { max-width: 100%; height: auto; }
 """
 
 
-def esc(text: object) -> str:
-    return html.escape(str(text), quote=True)
+def esc(value: object) -> str:
+    """HTML-escaped, with lone surrogates and control characters escaped first (``safe_text.text``)."""
+    return html.escape(text(value), quote=True)
 
 
 def page(title: str, body: str, lang: str = "en") -> str:
@@ -57,7 +60,7 @@ def page(title: str, body: str, lang: str = "en") -> str:
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
 
 
-def inline(text: str) -> str:
+def inline(line: str) -> str:
     """Escape a line of feedback; `backticked` parts become <code>."""
-    parts = _CODE_SPAN.split(text)
+    parts = _CODE_SPAN.split(line)
     return "".join(f"<code>{esc(part)}</code>" if i % 2 else esc(part) for i, part in enumerate(parts))

@@ -8,6 +8,7 @@ the mistake models are imported only by a trusted job (a reference's), after the
 from __future__ import annotations
 
 import builtins
+import importlib
 import linecache
 import os
 import sys
@@ -70,7 +71,9 @@ def child_main(connection, job: ChildJob) -> None:
     workdir = job.workdir
     os.chdir(workdir)
     _redirect_output(workdir)
-    applied = contain(workdir, job.containment)
+    if job.trusted:  # a reference's child (no student code runs in it): its mistake models, before the files close
+        importlib.import_module(f"autograder.course.{job.assignment}.mistakes")
+    applied = contain(workdir, job.containment)  # in a PID namespace, this returns in the process inside it
     tf.config.threading.set_inter_op_parallelism_threads(job.tf_threads)
     tf.config.threading.set_intra_op_parallelism_threads(job.tf_threads)
 

@@ -13,6 +13,9 @@ CHILD_MODULES = frozenset({
     "autograder.model", "autograder.model.course", "autograder.model.outcomes",
     "autograder.run", "autograder.run.child", "autograder.run.isolation", "autograder.run.probe",
     "autograder.run.tasks", "autograder.run.wire",
+    # the containment itself: system calls, namespaces, the file view, Landlock, privileges (no data)
+    "autograder.run.linux", "autograder.run.namespaces", "autograder.run.mounts", "autograder.run.landlock",
+    "autograder.run.privileges",
     "autograder.course", "autograder.course.building", "autograder.course.probing",
     "autograder.course.custom_gradients", "autograder.course.custom_gradients.checkpointed",
     "autograder.course.custom_gradients.clip_gradient_norm", "autograder.course.custom_gradients.elementwise",

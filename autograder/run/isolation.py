@@ -1,38 +1,35 @@
-"""Contain a child before it runs student code: limits, environment, files, network, privileges.
+"""Contain a child before it runs student code: limits, environment, files, network, processes, privileges.
 
-Called in the child right after the fork, before the submission's first cell.
-Everything here is the standard library (``resource``, ``os``) plus two Linux
-system calls through ``ctypes`` (``unshare`` and ``mount``: Python 3.11's
-``os`` has neither). Each measure that the platform refuses is skipped, and
-the list of measures applied is reported to the parent.
+Called in the child right after the fork, before the submission's first cell. The strongest measures the
+machine allows are applied, each skipped when the kernel refuses it, and the list of those applied is
+reported to the parent (``README.md``, "Security", says what holds where):
+
+1. namespaces (``namespaces``): as root, or as root of a user namespace of its own where the kernel allows
+   unprivileged ones: private mounts, no network, no IPC with the machine, a PID namespace (every process
+   the submission starts ends with it; the others are out of its sight and reach);
+2. its own view of the files (``mounts``): the system, Python, the kit's child modules; one scratch tmpfs;
+3. where there is no private view, or no other uid to run as: Landlock (``landlock``), the same allowlist
+   enforced by the kernel for an unprivileged process;
+4. resource limits: address space, CPU time, file size, open files, processes, no core dumps;
+5. privileges (``privileges``): an unprivileged uid of its own (root), or no capability at all (a user
+   namespace); no new privileges; not dumpable.
+
+The environment it starts from is the fork server's, which the parent made clean (``config.CHILD_ENVIRONMENT``),
+so /proc/self/environ shows nothing of the grader's.
 """
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import os
 import resource
 import signal
+import sys
 import tempfile
 from dataclasses import dataclass, field
 
 from autograder.config import KIT_ROOT
+from autograder.run import landlock, mounts, namespaces, privileges
 
-CLONE_NEWNS = 0x00020000
-CLONE_NEWNET = 0x40000000
-MS_RDONLY = 0x1
-MS_NOSUID = 0x2
-MS_NODEV = 0x4
-MS_NOEXEC = 0x8
-MS_BIND = 0x1000
-MS_REC = 0x4000
-MS_PRIVATE = 1 << 18
-
-SCRATCH_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm")
-# Top-level folders that hold the system, not people's files: left as they are (read-only for the child).
-SYSTEM_FOLDERS = {"bin", "boot", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc", "run", "sbin", "sys",
-                  "tmp", "usr", "var"}
-KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "TF_CPP_MIN_LOG_LEVEL", "TF_ENABLE_ONEDNN_OPTS", "PYTHONWARNINGS")
+CONTAINMENT_FAILED = 75  # exit code of a child that cannot make its files private when the parent relies on it
 
 
 @dataclass(frozen=True)
@@ -45,53 +42,69 @@ class Containment:
     open_files: int = 512
     processes: int = 512  # threads count too, and TensorFlow starts a few dozen
     uid: int | None = None  # run as this unprivileged user when the grader is root
-    hidden: tuple[str, ...] = ()  # directories and files the child must not see (solutions, other submissions)
+    hidden: tuple[str, ...] = ()  # the solutions and the cache, covered if still in sight (never classmates)
     network: bool = False
-    scratch_bytes: int = 256 * 2**20  # /tmp, /var/tmp and /dev/shm, each, when the grader is root
+    scratch_bytes: int = 256 * 2**20  # the one scratch tmpfs (/tmp, /var/tmp, /dev/shm): at most memory / 8
+    private_files: bool = False  # the parent keeps a cache the child must not reach: refuse to run without
     applied: list[str] = field(default_factory=list)
+
+    @property
+    def scratch(self) -> int:
+        return min(self.scratch_bytes, self.memory_bytes // 8)
 
 
 def contain(workdir: str, settings: Containment) -> list[str]:
-    """Apply every measure the platform allows; return their names, for the record."""
+    """Apply every measure the platform allows; return their names, for the record. In a PID namespace this
+    returns in the process inside it, which runs the submission (``namespaces.split``)."""
     applied: list[str] = []
     _environment(workdir)
-    applied.append("scrubbed environment")
+    applied.append("clean environment")
     tempfile.tempdir = None  # forget the grader's TMPDIR: the student's tempfile calls use the child's folder
-    as_root = os.geteuid() == 0
-    if as_root:
-        namespaces = CLONE_NEWNS | (0 if settings.network else CLONE_NEWNET)
-        if _unshare(namespaces):
-            applied.append("private mounts" + ("" if settings.network else ", no network"))
-            needed = _needed_paths()
-            if settings.uid is not None:
-                covered = _cover_private_folders(needed)
-                applied.append(f"{covered} top-level folders covered, Python and the grader bound back")
-            if _fresh_scratch(settings.scratch_bytes, needed):
-                # TMPDIR may have pointed below the /tmp just covered: name the new folder explicitly.
-                workdir = tempfile.mkdtemp(prefix="submission-", dir="/tmp")
-                os.chdir(workdir)
-                os.environ.update(HOME=workdir, TMPDIR=workdir)
-                applied.append(f"scratch space of {settings.scratch_bytes // 2**20} MiB")
-            # Last: what was bound back above (a checkout below /tmp) may hold solutions and submissions.
-            hidden = _hide(settings.hidden)
-            if hidden:
-                applied.append(f"{hidden} paths hidden")
+    as_root = namespaces.capable()
+    got = namespaces.enter(settings.network)
+    if got["pid"]:
+        namespaces.split()
+        applied.append("PID namespace" + (", its own /proc" if mounts.fresh_proc() else ""))
+    if got["user"]:
+        applied.append("user namespace")
+    if got["network"]:
+        applied.append("no network")
+    keep, package, files = needed_paths(), package_folder(), package_files()
+    private = False
+    if got["mounts"]:
+        view = mounts.private_view(keep, package, files, settings.scratch, settings.hidden)
+        applied += view
+        private = any(m.startswith("the kit's package") for m in view) and not any("refused" in m for m in view)
+        if any(m.startswith("one scratch") for m in view):
+            workdir = tempfile.mkdtemp(prefix="submission-", dir=mounts.SCRATCH)
+            os.chdir(workdir)
+            os.environ.update(HOME=workdir, TMPDIR=workdir)
+    dropping = as_root and settings.uid is not None
+    if not (private and dropping):
+        found = landlock.restrict(keep, files, [workdir])
+        applied += found
+        private = private or bool(found)
+    if settings.private_files and not (private or dropping):
+        os._exit(CONTAINMENT_FAILED)  # the parent relies on it: never run student code beside its cache
     _limits(settings, applied)
-    if as_root and settings.uid is not None:
-        workdir = os.getcwd()
+    if dropping:
         os.chown(workdir, settings.uid, settings.uid)
         for name in os.listdir(workdir):
             os.chown(os.path.join(workdir, name), settings.uid, settings.uid)
-        os.setgroups([])
-        os.setresgid(settings.uid, settings.uid, settings.uid)
-        os.setresuid(settings.uid, settings.uid, settings.uid)
+        privileges.become(settings.uid)
         applied.append(f"runs as uid {settings.uid}")
+    elif got["user"] and privileges.drop_capabilities():
+        applied.append("no capabilities")
+    applied += privileges.seal()
     return applied
 
 
 def _environment(workdir: str) -> None:
-    """Only what Python and TensorFlow need: no tokens, no paths to the course."""
-    kept = {name: os.environ[name] for name in KEPT_ENVIRONMENT if name in os.environ}
+    """Only what Python and TensorFlow need: no tokens, no paths to the course (the fork server started with
+    no more than this, so the process's first environment, /proc/self/environ, holds no more either)."""
+    from autograder.config import CHILD_ENVIRONMENT
+
+    kept = {name: os.environ[name] for name in CHILD_ENVIRONMENT if name in os.environ}
     os.environ.clear()
     os.environ.update(kept, HOME=workdir, TMPDIR=workdir)
 
@@ -131,94 +144,59 @@ def _mapped_bytes() -> int:
     return 0
 
 
-_libc = None
+def _below(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-def _call(name: str, *args) -> bool:
-    global _libc
-    if _libc is None:
-        _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-    return getattr(_libc, name)(*args) == 0
+def needed_paths() -> list[str]:
+    """What the child reads besides the system: Python's installation and the directories on its path, but
+    never a checkout of the kit (the package's own files are bound back one by one: ``package_files``)."""
+    prefixes = {os.path.realpath(p) for p in (sys.base_prefix, sys.prefix) if p}
+    root = os.path.realpath(KIT_ROOT)
+    checkout = not any(_below(root, prefix) for prefix in prefixes)
+    keep = set()
+    for path in (*prefixes, *sys.path):
+        if not path or not os.path.isdir(path):
+            continue
+        path = os.path.realpath(path)
+        if checkout and _below(path, root) and not any(_below(path, prefix) for prefix in prefixes):
+            continue  # the checkout itself, its tests/ or anything else of it on the path
+        keep.add(path)
+    return sorted(keep)
 
 
-def _unshare(flags: int) -> bool:
+def package_folder() -> str:
+    return os.path.realpath(os.path.join(KIT_ROOT, "autograder"))
+
+
+def package_files() -> list[str]:
+    """The files of the kit's modules this process holds: a student's child exactly ``CHILD_MODULES``
+    (a test checks it), a reference's child its assignment's mistake models too."""
+    files = set()
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None)
+        if (name == "autograder" or name.startswith("autograder.")) and path:
+            files.add(os.path.realpath(path))
+    return sorted(files)
+
+
+def children_files_private() -> bool:
+    """Can this machine give a child (as the parent would start it) no access to the grader's own files?
+    Root: a uid of its own; otherwise Landlock, or an unprivileged user namespace (tried in a short-lived
+    process). Where neither exists, a child can read and write everything the grader can."""
+    if namespaces.capable() or landlock.abi() >= 1:
+        return True
+    return _user_namespaces_work()
+
+
+def _user_namespaces_work() -> bool:
+    import subprocess
+
+    probe = ("import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); "
+             f"os._exit(0 if libc.unshare({namespaces.CLONE_NEWUSER}) == 0 and "
+             f"libc.unshare({namespaces.CLONE_NEWNS}) == 0 else 1)")
     try:
-        if not _call("unshare", ctypes.c_int(flags)):
-            return False
-        # Mounts made from now on stay in this child: never propagate them back to the machine.
-        return _call("mount", None, b"/", None, ctypes.c_ulong(MS_REC | MS_PRIVATE), None)
-    except (OSError, AttributeError):
+        return subprocess.run([sys.executable, "-S", "-c", probe], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30).returncode == 0
+    except (OSError, subprocess.SubprocessError):
         return False
-
-
-def _needed_paths() -> list[str]:
-    """Where Python, its libraries and the grader live: the child imports from there after dropping root."""
-    import sys
-
-    candidates = [sys.base_prefix, sys.prefix, str(KIT_ROOT), *sys.path]
-    return sorted({os.path.realpath(p) for p in candidates if p and os.path.isdir(p)})
-
-
-def _cover_private_folders(needed: list[str]) -> int:
-    """Cover every top-level folder that is not the system's (homes, /work, /srv, /opt, /mnt...) with an empty
-    tmpfs, binding back only what the child needs (its Python, its libraries, the grader).
-
-    Solutions and classmates' files may have copies anywhere on the machine (another checkout, a home);
-    the child sees the system and its own code, nothing else.
-    """
-    covered = 0
-    for entry in sorted(os.listdir("/")):
-        folder = os.path.join("/", entry)
-        if entry in SYSTEM_FOLDERS or os.path.islink(folder) or not os.path.isdir(folder):
-            continue
-        covered += _cover(folder, needed, "size=64k,mode=0755")
-    return covered
-
-
-def _fresh_scratch(size: int, needed: list[str]) -> bool:
-    """Empty, size-limited tmpfs over the world-writable folders: no disk filling, no leftovers, no peeking.
-
-    The grader itself may live below /tmp (a CI checkout, a virtual environment): what it needs is bound back.
-    """
-    return all(_cover(folder, needed, f"size={size},mode=1777") for folder in SCRATCH_FOLDERS
-               if os.path.isdir(folder))
-
-
-def _cover(folder: str, keep: list[str], options: str) -> bool:
-    """Mount an empty tmpfs on ``folder``, then bind back the paths of ``keep`` that lie below it."""
-    below = [p for p in keep if p.startswith(folder.rstrip(os.sep) + os.sep)]
-    if folder in keep:
-        return False  # the folder itself is needed: covering it would cut the child off its code
-    below = [p for p in below if not any(q != p and p.startswith(q + os.sep) for q in below)]  # outermost only
-    handles = {path: os.open(path, os.O_PATH | os.O_DIRECTORY) for path in below}
-    try:
-        if not _call("mount", b"tmpfs", folder.encode(), b"tmpfs", ctypes.c_ulong(MS_NOSUID | MS_NODEV),
-                     options.encode()):
-            return False
-        for path, handle in handles.items():
-            os.makedirs(path, mode=0o755, exist_ok=True)
-            if not _call("mount", f"/proc/self/fd/{handle}".encode(), path.encode(), None,
-                         ctypes.c_ulong(MS_BIND | MS_REC), None):
-                return False
-    finally:
-        for handle in handles.values():
-            os.close(handle)
-    return True
-
-
-def _hide(paths: tuple[str, ...]) -> int:
-    """Cover each directory with an empty read-only tmpfs and each file with /dev/null."""
-    count = 0
-    for path in paths:
-        try:
-            if os.path.isdir(path):
-                ok = _call("mount", b"tmpfs", path.encode(), b"tmpfs",
-                           ctypes.c_ulong(MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC), b"size=4k,mode=000")
-            elif os.path.exists(path):
-                ok = _call("mount", b"/dev/null", path.encode(), None, ctypes.c_ulong(MS_BIND), None)
-            else:
-                continue
-            count += ok
-        except (OSError, AttributeError):
-            continue
-    return count

@@ -1,4 +1,5 @@
-"""Looking at and stopping processes by what /proc says: their memory, their owner, a uid's whole family."""
+"""Looking at and stopping processes by what /proc says: their memory, their owner, their descendants, a uid's
+whole family; and the memory a child's scratch tmpfs holds."""
 from __future__ import annotations
 
 import os
@@ -8,6 +9,7 @@ import time
 SANDBOX_UID_BASE = 200_000  # far above the machine's own users
 
 _scan: tuple[float, dict[int, int]] = (-1.0, {})  # (when, pid -> uid) of the last look at /proc
+_parents: tuple[float, dict[int, int]] = (-1.0, {})  # (when, pid -> parent pid)
 
 
 def signal_name(code: int) -> str:
@@ -56,7 +58,17 @@ def processes_of(uid: int, max_age: float = 0.0) -> list[int]:
 
 
 def kill_everything_of(uid: int) -> None:
-    """SIGKILL every process of ``uid``, a few passes (a fork bomb may fork while it is being killed)."""
+    """SIGKILL every process of ``uid`` (root only), whatever sessions they made and however fast they fork.
+
+    A short-lived helper becomes ``uid`` and calls kill(-1, SIGKILL): the kernel signals every process of
+    that uid in one pass, during which none can fork a child that escapes it. Repeated until none is left
+    (a process of the uid could kill the helper first: it is started again). Where the helper cannot run,
+    three passes over /proc."""
+    if os.geteuid() == 0:
+        for _ in range(5):
+            if not processes_of(uid):
+                return
+            _kill_as(uid)
     for _ in range(3):
         pids = processes_of(uid)
         if not pids:
@@ -67,6 +79,69 @@ def kill_everything_of(uid: int) -> None:
             except (ProcessLookupError, PermissionError):
                 pass
         time.sleep(0.05)
+
+
+def _kill_as(uid: int) -> None:
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            while True:
+                os.kill(-1, signal.SIGKILL)  # every process this uid may signal, but the helper itself
+        except BaseException:  # noqa: BLE001  (ProcessLookupError: none is left)
+            pass
+        finally:
+            os._exit(0)
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+
+
+def parents(max_age: float = 0.0) -> dict[int, int]:
+    """pid -> parent pid of every process on the machine (a look younger than ``max_age`` is reused)."""
+    global _parents
+    now = time.monotonic()
+    if now - _parents[0] <= max_age:
+        return _parents[1]
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                found[int(entry)] = int(handle.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    _parents = (now, found)
+    return found
+
+
+def descendants(pid: int, max_age: float = 0.0) -> list[int]:
+    """Every process below ``pid`` (its children, theirs...), as /proc shows them now."""
+    children: dict[int, list[int]] = {}
+    for child, parent in parents(max_age).items():
+        children.setdefault(parent, []).append(child)
+    found, pending = [], list(children.get(pid, []))
+    while pending:
+        each = pending.pop()
+        found.append(each)
+        pending.extend(children.get(each, []))
+    return found
+
+
+def scratch_bytes(pid: int, size: int) -> int:
+    """What the child's private scratch tmpfs holds (its memory, counted in no process's): read through
+    /proc/PID/root when the parent may (root); its whole size when it may not; 0 when the child has none."""
+    try:
+        inside, outside = os.statvfs(f"/proc/{pid}/root/tmp"), os.statvfs("/tmp")
+    except OSError:
+        return size  # out of the parent's reach: counted as full, so it is sized inside the limit
+    if inside.f_fsid == outside.f_fsid:
+        return 0  # the child's /tmp is the machine's: no scratch tmpfs of its own
+    return (inside.f_blocks - inside.f_bfree) * inside.f_frsize
 
 
 def sandbox_uid(slot: int) -> int:

@@ -17,7 +17,10 @@ from autograder.model.outcomes import RunRecord, RunStatus, TaskOutcome
 from autograder.run import wire
 from autograder.run.container import describe_limit, memory_limit, oom_kills
 from autograder.run.forkserver import Child, ForkServer
-from autograder.run.processes import kill_everything_of, processes_of, resident_bytes, sandbox_uid, signal_name
+from autograder.run.namespaces import capable
+from autograder.run.isolation import CONTAINMENT_FAILED
+from autograder.run.processes import (descendants, kill_everything_of, processes_of, resident_bytes, sandbox_uid,
+                                      scratch_bytes, signal_name)
 from autograder.run.tasks import ChildJob
 
 MAX_LOAD_RESTARTS = 5
@@ -66,7 +69,7 @@ class SubmissionRun:
     # ---------------------------------------------------------------- lifecycle
     def start(self, server: ForkServer, slot: int = 0) -> None:
         self.slot = slot
-        self.uid = sandbox_uid(slot) if os.geteuid() == 0 else None
+        self.uid = sandbox_uid(slot) if capable() else None
         self.workdir = tempfile.mkdtemp(prefix="autograder-")
         job = replace(self.job, start=self.next_start, skip_cells=frozenset(self.skip_cells),
                       containment=replace(self.job.containment, uid=self.uid), workdir=self.workdir)
@@ -195,15 +198,20 @@ class SubmissionRun:
             self._stop_child(f"memory limit of {self.limits.memory_bytes / GiB:g} GiB exceeded", RunStatus.MEMORY)
 
     def _resident(self) -> int:
-        """The child's resident memory, plus every process it started (scanned at most 4 times a second)."""
+        """The child's resident memory, plus every process it started and what its scratch tmpfs holds (which
+        no process's resident memory counts); the family is looked at at most 4 times a second."""
         own = resident_bytes(self.child.pid)
-        if self.uid is None:
-            return own
         now = time.monotonic()
         if now - self._family_checked > 0.25:
             self._family_checked = now
-            self._family_bytes = sum(resident_bytes(pid) for pid in processes_of(self.uid, max_age=0.2)
-                                     if pid != self.child.pid)
+            family = set(descendants(self.child.pid, max_age=0.2))
+            if self.uid is not None:
+                family |= set(processes_of(self.uid, max_age=0.2))  # even one that left the child's tree
+            family.discard(self.child.pid)
+            # The child reports its containment before any student code runs: whether it has a scratch tmpfs.
+            scratch = scratch_bytes(self.child.pid, self.job.containment.scratch) if any(
+                m.startswith("one scratch tmpfs") for m in self.measures) else 0
+            self._family_bytes = sum(resident_bytes(pid) for pid in family) + scratch
         return own + self._family_bytes
 
     def on_exit(self) -> None:
@@ -223,6 +231,9 @@ class SubmissionRun:
             # The kernel's, not ours: the machine's or container's memory ran out before our own limit.
             reason = "out of memory: the system's out-of-memory killer stopped it" + describe_limit(memory_limit())
             status = RunStatus.MEMORY
+        elif code == CONTAINMENT_FAILED and not self.record.loaded:
+            reason = ("the grader could not contain this submission's process on this machine (its files would "
+                      "not be private), so it did not run it: tell your instructor")
         elif code is not None and code < 0:
             reason = f"the process was killed by {signal_name(-code)}"
         else:
@@ -287,14 +298,27 @@ class SubmissionRun:
     def _kill(self) -> None:
         if self.child is None:
             return
+        family = descendants(self.child.pid)  # before it dies: then they are orphans, out of its tree
         self.child.kill()
+        for pid in family:
+            try:
+                os.kill(pid, SIGKILL)
+            except OSError:
+                pass
         self.child.join(5)
         self.kill_leftovers()
 
     def kill_leftovers(self) -> None:
-        """Processes the student started that escaped the child's session: none may outlive it."""
+        """Processes the student started that escaped the child's session: none may outlive it. (In a PID
+        namespace the kernel has ended them all already; this is for the machines that give none.)"""
         if self.uid is not None:
             kill_everything_of(self.uid)
+        elif self.child is not None:
+            for pid in descendants(self.child.pid):
+                try:
+                    os.kill(pid, SIGKILL)
+                except OSError:
+                    pass
 
     def _close(self) -> None:
         """The connection only: the sentinel stays open until the child's exit is read (``_release``)."""
