@@ -111,6 +111,14 @@ def find_solutions(given: Path | None = None) -> Path:
                      "to the course's solutions/ directory")
 
 
+def missing_mistake_models() -> list[str]:
+    """The assignments whose trusted mistake models are not installed: the students' wheel carries none
+    (setup.py), so a grader installed from it cannot grade."""
+    course = KIT_ROOT / "autograder" / "course"
+    return sorted(folder.name for folder in course.iterdir()
+                  if (folder / "__init__.py").is_file() and not (folder / "mistakes.py").is_file())
+
+
 @dataclass(frozen=True)
 class Limits:
     """Per-child limits; every value has a message the student can read."""

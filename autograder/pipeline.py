@@ -19,7 +19,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Callable, Iterable
 
-from autograder.config import REFERENCE_LIMITS, Limits, SetupError, Settings, find_solutions
+from autograder.config import REFERENCE_LIMITS, Limits, SetupError, Settings, find_solutions, missing_mistake_models
 from autograder.course import ASSIGNMENT_IDS, assignment_by_id
 from autograder.judge.static import analyze
 from autograder.judge.evaluate import ExerciseEvidence, evaluate_exercise, unreadable_result
@@ -125,9 +125,11 @@ def reference_tasks(assignment: Assignment, cases: dict[str, list]) -> list[Task
 
 
 def child_run(key, source: SubmissionSource, assignment: Assignment, cases, tasks, limits: Limits,
-              reference: bool = False, hidden: tuple[str, ...] = (), seed: int | None = None) -> SubmissionRun:
-    """A run of ``tasks`` in contained children; with ``seed``, the children draw ``cases`` themselves."""
-    containment = Containment(memory_bytes=limits.memory_bytes, hidden=hidden,
+              reference: bool = False, hidden: tuple[str, ...] = (), seed: int | None = None,
+              private_files: bool = False) -> SubmissionRun:
+    """A run of ``tasks`` in contained children; with ``seed``, the children draw ``cases`` themselves;
+    ``private_files``: a child that cannot keep the grader's files (the cache) out of reach must not run."""
+    containment = Containment(memory_bytes=limits.memory_bytes, hidden=hidden, private_files=private_files,
                               cpu_seconds=int(limits.submission_seconds * 2) + 30)
     job = ChildJob(assignment=assignment.id, cells=cells_for_child(source, only_reference_cells=reference),
                    tasks=tasks, cases=None if seed is not None else cases, containment=containment, seed=seed)
@@ -242,6 +244,9 @@ class GradingRun:
         return find_solutions(self.settings.solutions) / assignment_id / f"{assignment_id}.ipynb"
 
     def _reference_run(self, reference: Reference) -> SubmissionRun:
+        if reference.assignment.id in missing_mistake_models():
+            raise SetupError("this installation of the kit is the students' wheel: it carries no mistake models, so "
+                             "it cannot grade; grade from the course's checkout (pip install -e .)")
         notebook = self._solution(reference.assignment.id)
         source = read_submission(notebook)
         if source.problem:
@@ -274,7 +279,8 @@ class GradingRun:
             reference = self.references[submission.assignment]
             runs.append(child_run(("student", submission.number), submission.source, reference.assignment,
                                   reference.cases, student_tasks(reference.assignment, reference.cases),
-                                  self.settings.limits, hidden=hidden, seed=self.seed))
+                                  self.settings.limits, hidden=hidden, seed=self.seed,
+                                  private_files=self.cache is not None))
         # Longest first: the last ones to finish are then short, and no worker waits long for another at the
         # end. The order changes when results come, never what they are.
         cost = {a: reference.expected_seconds() for a, reference in self.references.items()}

@@ -19,6 +19,20 @@ def signal_name(code: int) -> str:
         return f"signal {code}"
 
 
+def memory_bytes(pid: int) -> int:
+    """The memory a process holds on its own: its proportional set size (pages it shares with other processes,
+    such as TensorFlow's, which every fork of the fork server maps, counted as a share each), or its resident
+    size where the kernel does not say (another user's process that is not dumpable)."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", "rb") as rollup:
+            for line in rollup:
+                if line.startswith(b"Pss:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return resident_bytes(pid)
+
+
 def resident_bytes(pid: int) -> int:
     try:
         with open(f"/proc/{pid}/statm") as statm:
@@ -44,6 +58,9 @@ def process_uids(max_age: float = 0.0) -> dict[int, int]:
                 head = os.read(handle, 2048)
             finally:
                 os.close(handle)
+            state = head.index(b"\nState:") + 7
+            if head[state:state + 3].strip().startswith((b"Z", b"X")):
+                continue  # a zombie (or dying): nothing left to stop, nothing to count
             start = head.index(b"\nUid:") + 5
             found[int(entry)] = int(head[start:head.index(b"\n", start)].split()[0])
         except (OSError, ValueError, IndexError):
@@ -69,6 +86,7 @@ def kill_everything_of(uid: int) -> None:
             if not processes_of(uid):
                 return
             _kill_as(uid)
+            time.sleep(0.01)  # the killed ones exit (their parent reaps them)
     for _ in range(3):
         pids = processes_of(uid)
         if not pids:
@@ -88,7 +106,7 @@ def _kill_as(uid: int) -> None:
             os.setgroups([])
             os.setresgid(uid, uid, uid)
             os.setresuid(uid, uid, uid)
-            while True:
+            for _ in range(3):  # a zombie also counts as signalled: a few passes, not until ESRCH
                 os.kill(-1, signal.SIGKILL)  # every process this uid may signal, but the helper itself
         except BaseException:  # noqa: BLE001  (ProcessLookupError: none is left)
             pass

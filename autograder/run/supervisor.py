@@ -19,7 +19,7 @@ from autograder.run.container import describe_limit, memory_limit, oom_kills
 from autograder.run.forkserver import Child, ForkServer
 from autograder.run.namespaces import capable
 from autograder.run.isolation import CONTAINMENT_FAILED
-from autograder.run.processes import (descendants, kill_everything_of, processes_of, resident_bytes, sandbox_uid,
+from autograder.run.processes import (descendants, kill_everything_of, memory_bytes, processes_of, sandbox_uid,
                                       scratch_bytes, signal_name)
 from autograder.run.tasks import ChildJob
 
@@ -198,9 +198,10 @@ class SubmissionRun:
             self._stop_child(f"memory limit of {self.limits.memory_bytes / GiB:g} GiB exceeded", RunStatus.MEMORY)
 
     def _resident(self) -> int:
-        """The child's resident memory, plus every process it started and what its scratch tmpfs holds (which
-        no process's resident memory counts); the family is looked at at most 4 times a second."""
-        own = resident_bytes(self.child.pid)
+        """The child's memory, plus every process it started and what its scratch tmpfs holds (which no
+        process's memory counts); the family is looked at at most 4 times a second (``processes.memory_bytes``:
+        the pages the children share with the fork server count once, not once per fork)."""
+        own = memory_bytes(self.child.pid)
         now = time.monotonic()
         if now - self._family_checked > 0.25:
             self._family_checked = now
@@ -211,7 +212,7 @@ class SubmissionRun:
             # The child reports its containment before any student code runs: whether it has a scratch tmpfs.
             scratch = scratch_bytes(self.child.pid, self.job.containment.scratch) if any(
                 m.startswith("one scratch tmpfs") for m in self.measures) else 0
-            self._family_bytes = sum(resident_bytes(pid) for pid in family) + scratch
+            self._family_bytes = sum(memory_bytes(pid) for pid in family) + scratch
         return own + self._family_bytes
 
     def on_exit(self) -> None:

@@ -16,13 +16,20 @@ cases, so their outcomes are kept, keyed by everything that determines them:
 differences of their kernels; keep the cache per machine, its default.)
 
 Change any of these and the key changes: a stale entry is never read. An entry holds plain data only
-(the one codec, ``run.wire``) after a digest of that data (``store.atomic``): an entry whose digest does
-not match is not used, and is computed again. Only clean runs are kept: a timeout, a crash or an
+(the one codec, ``run.wire``) after an HMAC of that data under the folder's own key (``store.atomic``): an
+entry that does not match is not used, and is computed again. Only clean runs are kept: a timeout, a crash or an
 out-of-memory outcome depends on the machine's load, not on the cases.
 
 Each run with a new seed adds an entry per assignment (about 1 MB for the assignments with n = 100,000
 cases): the folder keeps the ``KEEP`` entries used last. Where: ``config.cache_folder()``. The folder is
-made readable by its owner only, and every child that runs a submission has it hidden (see ``pipeline``).
+made readable by its owner only.
+
+No child that runs a submission can reach it: the cache (and the kept grades beside it) is used only where
+a child's files are private (``run.isolation.children_files_private``: as root a uid of its own; otherwise
+Landlock or a user namespace of its own), and every child is told so (``Containment.private_files``: a
+child that cannot make them private refuses to run). Where a child would run as the grader's own user
+with the grader's files in reach, the cache is refused for the whole run, with a note: a child could read
+the reference's outcomes, forge a kept grade or rewrite an entry.
 """
 from __future__ import annotations
 
@@ -30,7 +37,8 @@ import hashlib
 import json
 import os
 import platform
-from dataclasses import dataclass
+import sys
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import metadata
 from pathlib import Path
@@ -41,8 +49,13 @@ from autograder import __version__
 from autograder.config import NUMERIC_ENVIRONMENT, quiet_tensorflow
 from autograder.model.outcomes import RunRecord
 from autograder.run import wire
+from autograder.run.isolation import children_files_private
 from autograder.run.tasks import Task
-from autograder.store.atomic import mark_used, read_entry, trim, write_entry
+from autograder.store.atomic import folder_key, mark_used, read_entry, trim, write_entry
+
+REFUSED = ("autograder: note: the reference cache and the kept grades are off for this run: the submissions' "
+           "code would run as this user with the cache in reach (no root, no Landlock, no user namespaces on "
+           "this machine); see README.md, Security")
 
 FORMAT = 4
 KEEP = 64  # entries kept (the ones read or written last); about 40 MB
@@ -94,22 +107,33 @@ def _tasks_data(tasks: list[Task]) -> list[list]:
 @dataclass
 class ReferenceCache:
     folder: Path
+    _key: bytes | None = field(default=None, repr=False)
 
     def prepare(self) -> bool:
-        """Make the folder (owner-only) before any child starts, so that every child has it hidden."""
+        """Make the folder (owner-only) and its key before any child starts; False (no cache) when that fails
+        or when a child could reach it (see the module's docstring)."""
+        if not children_files_private():
+            print(REFUSED, file=sys.stderr)
+            return False
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             os.chmod(self.folder, 0o700)
-            return True
         except OSError:
             return False
+        return self.secret() is not None
+
+    def secret(self) -> bytes | None:
+        """The folder's key (``store.atomic.folder_key``), made on first use."""
+        if self._key is None:
+            self._key = folder_key(self.folder)
+        return self._key
 
     def path(self, key: str) -> Path:
         return self.folder / f"reference-{key}.json"
 
     def load(self, key: str, tasks: list[Task]) -> RunRecord | None:
         """The kept record for these tasks, or None (missing, damaged, or for other tasks)."""
-        data = read_entry(self.path(key))
+        data = read_entry(self.path(key), self.secret())
         if data is None:
             return None
         try:
@@ -117,7 +141,7 @@ class ReferenceCache:
             if entry.get("format") != FORMAT or entry.get("tasks") != _tasks_data(tasks):
                 return None
             record = wire.decode_record(entry.get("record"))
-        except (ValueError, AttributeError, wire.WireError):
+        except (ValueError, AttributeError, RecursionError, MemoryError, wire.WireError):
             return None
         if set(record.outcomes) != set(range(len(tasks))):
             return None
@@ -129,7 +153,7 @@ class ReferenceCache:
         if not record.clean(len(tasks)):
             return False
         entry = {"format": FORMAT, "tasks": _tasks_data(tasks), "record": wire.record_to_data(record)}
-        if not write_entry(self.path(key), json.dumps(entry, allow_nan=True).encode("utf-8")):
+        if not write_entry(self.path(key), json.dumps(entry, allow_nan=True).encode("utf-8"), self.secret()):
             return False
         trim(self.folder, "reference-*.json", KEEP)
         return True

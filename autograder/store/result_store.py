@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.model.results import SubmissionResult, from_data, to_data
-from autograder.store.atomic import mark_used, read_entry, trim, write_entry
+from autograder.store.atomic import folder_key, mark_used, read_entry, trim, write_entry
 from autograder.store.reference_cache import FORMAT, grader_fingerprint
 
 KEEP_RESULTS = 20_000  # grades kept (a few KB each): a few classes' worth
@@ -24,6 +24,11 @@ KEEP_RESULTS = 20_000  # grades kept (a few KB each): a few classes' worth
 @dataclass
 class ResultStore:
     folder: Path
+    secret: bytes | None = field(default=None, repr=False)  # the cache folder's (``store.atomic.folder_key``)
+
+    def __post_init__(self):
+        if self.secret is None:  # the cache folder's key: a grade nobody holding it wrote reads as absent
+            self.secret = folder_key(self.folder.parent)
 
     @classmethod
     def inside(cls, cache_folder: Path) -> "ResultStore":
@@ -41,10 +46,10 @@ class ResultStore:
         return self.folder / f"result-{key}.json"
 
     def load(self, key: str) -> SubmissionResult | None:
-        data = read_entry(self.path(key))
+        data = read_entry(self.path(key), self.secret)
         try:
             result = None if data is None else from_data(json.loads(data.decode("utf-8")))
-        except ValueError:
+        except (ValueError, RecursionError, MemoryError):
             return None
         if result is not None:
             mark_used(self.path(key))
@@ -55,7 +60,7 @@ class ResultStore:
             self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # owner-only, like the cache folder
         except OSError:
             return False
-        return write_entry(self.path(key), json.dumps(to_data(result)).encode("utf-8"))
+        return write_entry(self.path(key), json.dumps(to_data(result)).encode("utf-8"), self.secret)
 
     def trim(self) -> None:
         """Remove all but the ``KEEP_RESULTS`` grades used last: once per run (a class writes hundreds)."""
