@@ -8,9 +8,12 @@ import json
 import math
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
+from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -141,3 +144,240 @@ def browser_dom(page: Path) -> str:
     assert done.returncode == 0 and "<html" in done.stdout, (
         f"chromium failed ({done.returncode}) on {page}:\n{done.stderr[-3000:]}")
     return done.stdout
+
+
+# --------------------------------------------------------------------------- hostile submissions, graded for real
+
+HOSTILE = ROOT / "tests" / "submissions" / "hostile"
+TOKEN_PLACEHOLDER = "__HOSTILE_SUITE_TOKEN__"
+SECRET_VARIABLE = "HOSTILE_SUITE_SECRET"  # in every hostile grader's environment: no child may see it
+SANDBOX_UID_BASE = 200_000  # autograder.run.processes: the uids a root grader gives its children
+# Where a child could leave a file the machine (or a later child) sees; the host-writes attack tries them all.
+SHARED_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm", "/run", "/run/lock", "/var/lock", "/dev/mqueue")
+
+
+@dataclass
+class GraderRun:
+    """What one grader run left behind."""
+
+    returncode: int | None  # None: still running after its timeout, killed
+    seconds: float
+    stdout: bytes
+    stderr: bytes
+    results: list | None
+    problem: str  # why there are no results
+    base: Path  # the run's own folder (its name carries the token)
+    token: str
+    cwd: Path  # the grader's working directory
+    output: Path  # its --output file
+    cache: Path  # its AUTOGRADER_CACHE
+    leaked: list[str] = field(default_factory=list)  # processes of the run alive after the grader ended
+    files_left: list[tuple[str, int]] = field(default_factory=list)  # (path, bytes) its submissions left on the host
+    ipc_left: list[str] = field(default_factory=list)  # System V segments keyed by its token
+
+    def describe(self) -> str:
+        tail = self.stderr[-3000:].decode(errors="replace")
+        return f"grader exit code {self.returncode} after {self.seconds:.0f} s; {self.problem}\nstderr tail:\n{tail}"
+
+
+def read_quietly(path: Path) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return b""
+
+
+def _uid_of(pid: str) -> int | None:
+    for line in read_quietly(Path(f"/proc/{pid}/status")).splitlines():
+        if line.startswith(b"Uid:"):
+            return int(line.split()[1])
+    return None
+
+
+def processes_of_run(token: str, base: Path, uids: range | None) -> list[tuple[int, str]]:
+    """Processes a run started: they carry its token (environment, or name), work below its folder, or run as
+    one of the uids its grader gives its children (``uids``: the sandbox uids of a root grader, or the one
+    unprivileged uid the whole run ran as)."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        environ = read_quietly(Path(f"/proc/{name}/environ")).split(b"\0")
+        command = read_quietly(Path(f"/proc/{name}/cmdline")).replace(b"\0", b" ").decode(errors="replace").strip()
+        state = read_quietly(Path(f"/proc/{name}/stat")).rsplit(b")", 1)[-1].split()[:1]
+        if state == [b"Z"]:
+            continue  # a zombie holds nothing and runs nothing
+        try:
+            cwd = os.readlink(f"/proc/{name}/cwd")
+        except OSError:
+            cwd = ""
+        uid = _uid_of(name)
+        if (f"HOSTILE_SUITE_TOKEN={token}".encode() in environ or token in command or cwd.startswith(str(base))
+                or (uids is not None and uid in uids)):
+            found.append((int(name), command[:160]))
+    return found
+
+
+def kill_processes(processes: list[tuple[int, str]]) -> None:
+    for pid, _ in processes:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def _head(path: Path) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read(4096)
+
+
+def files_of_run(token: str) -> list[Path]:
+    """Files a run's submissions left on the machine: named after its token, or starting with it. Two levels
+    deep in the shared folders: a child's working directory and what is in it."""
+    found = set()
+    for root in {Path(tempfile.gettempdir()), *map(Path, SHARED_FOLDERS)}:
+        try:
+            level1 = list(root.iterdir())
+            level2 = [p for d in level1 if d.is_dir() and not d.is_symlink() for p in d.iterdir()]
+        except OSError:
+            level2 = []
+        for path in level1 + level2:
+            try:
+                if path.is_file() and not path.is_symlink() and (token in path.name or token.encode() in _head(path)):
+                    found.add(path)
+            except OSError:
+                continue
+    return sorted(found)
+
+
+def ipc_of_run(token: str) -> list[str]:
+    """System V shared memory segments keyed by the run's token (the host-writes attack makes one)."""
+    key = int(token[:7], 16)
+    rows = read_quietly(Path("/proc/sysvipc/shm")).decode().splitlines()[1:]
+    return [row for row in rows if row.split() and int(row.split()[0]) == key]
+
+
+def _remove_ipc(rows: list[str]) -> None:
+    import ctypes
+
+    libc = ctypes.CDLL(None)
+    for row in rows:
+        libc.shmctl(int(row.split()[1]), 0, None)  # IPC_RMID
+
+
+def copy_submissions(names: list[str], folder: Path, token: str) -> None:
+    """Copy hostile files into ``folder`` with the run's token written in (their attacks are inert without it)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        data = (HOSTILE / name).read_bytes().replace(TOKEN_PLACEHOLDER.encode(), token.encode())
+        (folder / name).write_bytes(data)
+
+
+def interpreter_for(uid: int) -> tuple[list[str], dict[str, str]] | None:
+    """A Python that another user can run, with this environment's packages: this one when its whole path is
+    open to others, else the system's of the same version with this one's site-packages; None when neither."""
+    import site
+    import sysconfig
+
+    def open_to_others(path: str) -> bool:
+        real = Path(os.path.realpath(path))
+        return all(os.stat(p).st_mode & 0o001 for p in [real, *real.parents]) and os.stat(real).st_mode & 0o005
+
+    if open_to_others(sys.executable):
+        return [sys.executable], {}
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    system = shutil.which(version, path="/usr/bin:/usr/local/bin")
+    packages = [p for p in site.getsitepackages() + [sysconfig.get_paths()["purelib"]] if open_to_others(p)]
+    if system and open_to_others(system) and packages:
+        return [system], {"PYTHONPATH": os.pathsep.join(dict.fromkeys(packages))}
+    return None
+
+
+def grade_folder(folder: Path, base: Path, token: str, *args: str, uid: int | None = None,
+                 cache: Path | None = None, timeout: float = 300, grace: float = 5) -> GraderRun:
+    """Run `autograder grade FOLDER --format json --output ...` for real, in its own session, working directory
+    and output folder, all below ``base`` (whose name carries ``token``, as does the grader's environment), as
+    ``uid`` when given (setpriv: the grader is then that unprivileged user). Whatever the run leaves behind
+    (processes, files, shared memory) is recorded and removed."""
+    cwd, out = base / "cwd", base / "out"
+    cwd.mkdir(parents=True, exist_ok=True)
+    out.mkdir(exist_ok=True)
+    output = out / "results.json"
+    cache = cache or base / "cache"
+    env = quiet_env(HOSTILE_SUITE_TOKEN=token, AUTOGRADER_CACHE=str(cache), **{SECRET_VARIABLE: f"secret-{token}"})
+    command = [sys.executable]
+    if uid is not None:
+        found = interpreter_for(uid)
+        if found is None:
+            pytest.skip("no Python on this machine that another user may run with this environment's packages")
+        command, extra = found
+        env.update(extra, HOME=str(base / "home"))
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), extra.get("PYTHONPATH", "")) if p)
+        (base / "home").mkdir(exist_ok=True)
+        for path in (base, *base.rglob("*")):
+            os.lchown(path, uid, uid)
+        command = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", *command]
+    command += ["-m", "autograder", "grade", str(folder), "--format", "json", "--output", str(output), *args]
+    started = time.monotonic()
+    # Files, not pipes: a process that escapes the grader and keeps a pipe open must not hang the test.
+    with open(base / "stdout", "wb") as stdout, open(base / "stderr", "wb") as stderr:
+        process = subprocess.Popen(command, cwd=cwd, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
+                                   env=env, start_new_session=True)
+        try:
+            returncode = process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            returncode = None
+    seconds = time.monotonic() - started
+    uids = (range(uid, uid + 1) if uid is not None else
+            range(SANDBOX_UID_BASE + (process.pid % 10_000) * 256, SANDBOX_UID_BASE + (process.pid % 10_000 + 1) * 256))
+    deadline = time.monotonic() + grace  # what the grader ended, and its fork server, have time to exit
+    while processes_of_run(token, base, uids) and time.monotonic() < deadline:
+        time.sleep(0.25)
+    leaked = processes_of_run(token, base, uids)
+    kill_processes(leaked)
+    left = [(path, path.stat().st_size) for path in files_of_run(token) if not path.is_relative_to(base)]
+    for path, _ in left:  # a 2 GB file must not outlive the test either; nor the folder the run left it in
+        path.unlink(missing_ok=True)
+        if path.parent.name.startswith(("autograder-", "submission-")):
+            try:
+                path.parent.rmdir()
+            except OSError:
+                pass
+    ipc = ipc_of_run(token)
+    _remove_ipc(ipc)
+    results, problem = None, ""
+    try:
+        results = json.loads(output.read_text())
+    except (OSError, ValueError) as error:
+        problem = f"no results file: {error}"
+    return GraderRun(returncode, seconds, read_quietly(base / "stdout"), read_quietly(base / "stderr"), results,
+                     problem, base, token, cwd, output, cache, [f"{pid} {command}" for pid, command in leaked],
+                     [(str(path), size) for path, size in left], ipc)
+
+
+def new_run_folder(prefix: str) -> tuple[Path, str]:
+    """A fresh folder of the system's temporary directory named after a random token. Not pytest's tmp_path,
+    whose name carries no token and which lies below a 0700 folder that another user cannot traverse."""
+    import uuid
+
+    token = uuid.uuid4().hex
+    base = Path(tempfile.mkdtemp(prefix=f"autograder-{prefix}-{token}-"))
+    base.chmod(0o755)
+    return base, token
+
+
+def entries_verify(cache: Path) -> list[str]:
+    """The cache's entries whose MAC does not verify under its key (none, if nobody but the grader wrote)."""
+    import hashlib
+    import hmac
+
+    key = read_quietly(cache / "key")
+    bad = []
+    for path in [*cache.glob("reference-*.json"), *cache.glob("results/result-*.json")]:
+        mac, _, data = read_quietly(path).partition(b"\n")
+        if not hmac.compare_digest(mac, b"hmac-sha256:" + hmac.new(key, data, hashlib.sha256).hexdigest().encode()):
+            bad.append(path.name)
+    return bad

@@ -1,49 +1,53 @@
 """Hostile and broken submissions: the grader contains every attack and grades its neighbours as if alone.
 
-One module-scoped fixture runs the real CLI once over tests/submissions/hostile/ (hostile files with
-honest ones mixed in, graded two at a time), a second grades the honest files alone in a clean run;
-the tests are small assertions on what both left behind: the results file, the grader's own output,
-its working and output folders, the processes and the huge file a submission may leave running or lying.
+One module-scoped fixture runs the real CLI once over a copy of tests/submissions/hostile/ (hostile files
+with honest ones mixed in, graded two at a time), to which it adds what cannot live in git: file names
+that are not UTF-8 or that hold ANSI escapes, newlines, rich markup or spreadsheet formulas (honest code,
+full marks expected), links to a classmate and to the reference solution, a 600 MB notebook, one of 6,000
+cells, a 16 MB line. A second grades the honest files alone in a clean run; a third grades them again with
+the first run's cache and --reuse-results (a forged kept grade or a poisoned reference entry would show
+there). The tests are small assertions on what the runs left behind: the results file, the grader's own
+output, its working, output and cache folders, the processes, files and shared memory a submission may
+leave on the machine; and every writer is run on the hostile results.
 
 Every attack that touches other processes or their folders is guarded: it acts only on processes that
 carry the random token this module gives the grader it starts (HOSTILE_SUITE_TOKEN in its environment,
-and the name of its output folder on its command line), so a run can never reach anything else on a
-shared machine. Whatever a run leaves behind (processes, files) is found by that token and removed by
-the fixture, by pid and by path.
+the name of its output folder on its command line), and it learns the token from its own text, where the
+fixture writes it when it copies the file: graded anywhere else, an attack is inert. Whatever a run leaves
+behind is found by that token, or by the uids its grader gives its children, and removed by the fixture.
 """
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
+import re
 import shutil
-import signal
-import subprocess
-import sys
-import tempfile
-import time
-import uuid
-from dataclasses import dataclass, field
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from autograder.course import assignment_by_id
-from autograder.model.results import STATUSES
-from helpers import ROOT, by_file, exercise, quiet_env
+from autograder.load.reading import shown
+from autograder.model.results import STATUSES, from_contract
+from helpers import (HOSTILE, ROOT, SECRET_VARIABLE, GraderRun, by_file, copy_submissions, entries_verify, exercise,
+                     grade_folder, new_run_folder, run_autograder)
 
 # Private mounts (solutions and classmates hidden) and a uid per child need root, as in CI and Gradescope;
 # run as another user, the grader applies only the resource limits and these promises do not all hold.
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(os.geteuid() != 0, reason="full containment needs a grader running as root")]
 
-HOSTILE = ROOT / "tests" / "submissions" / "hostile"
 ASSIGNMENT = "custom_gradients"
 EXERCISES = ("log1pexp", "straight_through_round", "clip_gradient_norm", "td_loss", "checkpointed")
 OTHERS = tuple(e for e in EXERCISES if e != "td_loss")
 LIMITS = ("--seed", "5", "--case-time-limit", "5", "--cell-time-limit", "5", "--time-limit", "60")
 RUN_TIMEOUT = 300  # seconds; the grader should need well under half of it
-GRACE_SECONDS = 5  # after the grader exits, before what is left of its run counts as leaked
 FAKE = "FAKE-RESULT-7f3a"  # what the fake-result attacks write
+INJECTED = "INJECTED-LINE"  # what the injection attack tries to write as a line of its own
 MiB = 2**20
 
 # Fully correct: 10/10, and exactly the JSON of a clean run without hostile neighbours.
@@ -57,6 +61,22 @@ class Attack:
     words: tuple[str, ...] = ()  # an attacked exercise's feedback holds one of these
     passing: tuple[str, ...] = ()  # these must still pass, every case
 
+
+# Honest code under names a writer must survive (relative path -> the honest file copied there): each must get
+# exactly that file's grade. Two of one student ("x]"), so that the class table labels them by their paths,
+# which hold rich's closing tag "[/x]".
+ODD_NAMES = {
+    os.fsdecode(b"caf\xe9_not_utf8.py"): "honest_a.py",  # on disk: not UTF-8; in the JSON: caf\xe9
+    "a[/x].py": "honest_a.py", "b[/x].ipynb": "honest_c.ipynb",  # rich's MarkupError in the class table
+    "markup_[blink][link=http---evil]styles.py": "honest_a.py",  # markup that does not fail, but styles
+    "ansi_\x1b[2J\x1b[31m_newline\nINJECTED-LINE.py": "honest_a.py",  # a cleared terminal, a fake line
+    "=HYPERLINK(\"http---x\")_formula.py": "honest_a.py", "@SUM(1+1)_formula.py": "honest_a.py",
+    "+1_formula.py": "honest_a.py", "-1_formula.py": "honest_a.py", "\t=1_formula.py": "honest_a.py",
+    "\r=1_formula.py": "honest_a.py",  # OWASP's CSV injection starts
+}
+# Generated beside them, with what each must get.
+GENERATED = ("link_to_honest.py", "link_to_solution.ipynb", "huge_outputs.ipynb", "many_cells.ipynb",
+             "long_line.py")
 
 NOT_EARNED = frozenset({"not-implemented", "failed", "error", "missing"})
 WRONG = frozenset({"failed", "error"})
@@ -122,175 +142,125 @@ ATTACKS: dict[str, Attack] = {
     "grader_td_loss_steal_solution.py": Attack(("td_loss",), NOT_EARNED, passing=OTHERS),
     "grader_import_copy_other_submission.py": Attack(EXERCISES, NOT_EARNED),
     "grader_import_write_results.py": Attack(EXERCISES, frozenset({"not-implemented"})),
+    # --- round two (issue 13) ---
+    # 7. full marks without the work: a correct implementation, the checkout, the cache
+    "steal_td_loss_import_mistakes.py": Attack(("td_loss",), NOT_EARNED, ("no correct implementation",), OTHERS),
+    "steal_td_loss_read_checkout.py": Attack(("td_loss",), NOT_EARNED, ("no checkout in reach",), OTHERS),
+    "steal_td_loss_cache.py": Attack(("td_loss",), NOT_EARNED, ("no cache in reach",), OTHERS),
+    # 8. stopping or slowing the class: the result pipe, the deadlines, reading the files
+    "pipe_td_loss_deep_nesting.py": Attack(("td_loss",), frozenset({"error"}), ("broke the grader's protocol",), OTHERS),
+    "pipe_td_loss_huge_int.py": Attack(("td_loss",), frozenset({"error"}), ("broke the grader's protocol",), OTHERS),
+    "pipe_td_loss_bad_shape.py": Attack(("td_loss",), frozenset({"error"}), ("broke the grader's protocol",), OTHERS),
+    "loops_td_loss_rearm_deadline.py": Attack(("td_loss",), frozenset({"error", "timeout"}),
+                                              ("broke the grader's protocol", "timeout after 5 s"), OTHERS),
+    "broken_metadata_not_object.ipynb": Attack((), frozenset(), passing=EXERCISES),
+    "broken_grade_id_list.ipynb": Attack((), frozenset(), passing=EXERCISES),
+    "broken_deep_json.ipynb": Attack(EXERCISES, frozenset({"error"}), ("nested too deeply",)),
+    "broken_deep_expression.ipynb": Attack((), frozenset(), passing=EXERCISES),
+    "link_to_honest.py": Attack(EXERCISES, frozenset({"error"}), ("symbolic link",)),
+    "link_to_solution.ipynb": Attack(EXERCISES, frozenset({"error"}), ("symbolic link",)),
+    "huge_outputs.ipynb": Attack(EXERCISES, frozenset({"error"}), ("the grader reads submissions up to 32 MiB",)),
+    "many_cells.ipynb": Attack(EXERCISES, frozenset({"error"}), ("more than 5000 cells",)),
+    "long_line.py": Attack(EXERCISES, frozenset({"missing", "error"}), ("characters of code",)),
+    # 9. escaping containment
+    "escape_td_loss_setsid_survivor.py": Attack(("td_loss",), WRONG, passing=OTHERS),
+    "escape_td_loss_fork_chain.py": Attack(("td_loss",), STOPPED, passing=OTHERS),
+    "escape_td_loss_fork_server.py": Attack(("td_loss",), NOT_EARNED, ("neither the fork server",), OTHERS),
+    "escape_td_loss_scratch_memory.py": Attack(("td_loss",), frozenset({"error", "timeout"}),
+                                               ("could write", "memory limit of"), OTHERS),
+    "escape_td_loss_host_writes.py": Attack(("td_loss",), WRONG, passing=OTHERS),
+    # 10. leaks
+    "leak_td_loss_environ.py": Attack(("td_loss",), NOT_EARNED, ("no secret in reach",), OTHERS),
+    "leak_td_loss_classmates.py": Attack(("td_loss",), NOT_EARNED, ("no classmate in reach",), OTHERS),
+    # 11. output injection
+    "inject_td_loss_exception_text.py": Attack(("td_loss",), frozenset({"error"}), passing=OTHERS),
 }
 
 
 # --------------------------------------------------------------------------- running the grader
 
-@dataclass
-class Run:
-    """What one grader run left behind."""
-
-    returncode: int | None  # None: still running after RUN_TIMEOUT, killed by the fixture
-    seconds: float
-    stdout: bytes
-    stderr: bytes
-    results: list | None
-    problem: str  # why there are no results
-    cwd: Path  # the grader's working directory
-    output: Path  # its --output file
-    leaked: list[str] = field(default_factory=list)  # processes of the run alive after the grader ended
-    files_left: list[tuple[str, int]] = field(default_factory=list)  # (path, bytes) its submissions wrote, still there
-
-    def describe(self) -> str:
-        tail = self.stderr[-3000:].decode(errors="replace")
-        return f"grader exit code {self.returncode} after {self.seconds:.0f} s; {self.problem}\nstderr tail:\n{tail}"
+def shown_name(relative: str) -> str:
+    """A file's name as the grader's JSON gives it (bytes that are not UTF-8 as \\xNN)."""
+    return Path(shown(relative)).name
 
 
-def _read(path: Path) -> bytes:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except OSError:
-        return b""
+def place_odd_names(folder: Path) -> None:
+    for relative, source in ODD_NAMES.items():
+        (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(HOSTILE / source, folder / relative)
 
 
-def _processes_of(token: str, base: Path) -> list[tuple[int, str]]:
-    """Processes a run started: they carry its token (environment, or name) or work below its folder."""
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) == os.getpid():
-            continue
-        environ = _read(Path(f"/proc/{name}/environ")).split(b"\0")
-        command = _read(Path(f"/proc/{name}/cmdline")).replace(b"\0", b" ").decode(errors="replace").strip()
-        try:
-            cwd = os.readlink(f"/proc/{name}/cwd")
-        except OSError:
-            cwd = ""
-        if f"HOSTILE_SUITE_TOKEN={token}".encode() in environ or token in command or cwd.startswith(str(base)):
-            found.append((int(name), command[:160]))
-    return found
+def make_generated(folder: Path) -> None:
+    """What cannot live in git: odd names of honest code, links, huge and endless notebooks."""
+    honest = (HOSTILE / "honest_a.py").read_bytes()
+    place_odd_names(folder)
+    (folder / "link_to_honest.py").symlink_to(folder / "honest_a.py")
+    (folder / "link_to_solution.ipynb").symlink_to(ROOT / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
+    with open(folder / "huge_outputs.ipynb", "wb") as huge:  # 600 MB of "saved outputs" (sparse: no disk)
+        huge.write(b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5, "outputs": "')
+        huge.truncate(600 * MiB)
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": [f"cell {n}"]} for n in range(6000)]
+    (folder / "many_cells.ipynb").write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4,
+                                                          "nbformat_minor": 5}))
+    (folder / "long_line.py").write_bytes(b"import tensorflow as tf\nx = '" + b"a" * (16 * MiB) + b"'\n" + honest)
 
 
-def _kill(processes: list[tuple[int, str]]) -> None:
-    for pid, _ in processes:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-
-
-def _files_of(token: str) -> list[Path]:
-    """Files a run's submissions left in the temporary folders: named after its token, or starting with it.
-
-    The huge-file attack names its file after the token; the output flood prints it first, so the
-    child's captured output holds it. Two levels deep: a child's working directory and what is in it.
-    """
-    found = set()
-    for root in {Path(tempfile.gettempdir()), Path("/tmp"), Path("/var/tmp"), Path("/dev/shm")}:
-        try:
-            level1 = list(root.iterdir())
-            level2 = [p for d in level1 if d.is_dir() and not d.is_symlink() for p in d.iterdir()]
-        except OSError:
-            level2 = []
-        for path in level1 + level2:
-            try:
-                if path.is_file() and not path.is_symlink() and (token in path.name or token.encode() in _head(path)):
-                    found.add(path)
-            except OSError:
-                continue
-    return sorted(found)
-
-
-def _head(path: Path) -> bytes:
-    with open(path, "rb") as handle:
-        return handle.read(4096)
-
-
-def grade_folder(folder: Path | None, prefix: str) -> tuple[Run, Path]:
-    """Run `autograder grade FOLDER` for real, in its own session, working directory and output folder.
-
-    Everything lives below a fresh folder of the system's temporary directory, named after a random
-    token that the grader also gets in its environment (HOSTILE_SUITE_TOKEN): the guarded attacks touch
-    only processes that carry it, and the fixture finds what a run left behind by it. Not pytest's
-    tmp_path, whose name carries no token and which lies below a 0700 folder that a child running as
-    another user cannot traverse. No TMPDIR of our own either: the grader's default is what is tested.
-    ``folder`` None: the honest files, copied to a folder of their own.
-    """
-    token = uuid.uuid4().hex
-    base = Path(tempfile.mkdtemp(prefix=f"autograder-{prefix}-{token}-"))
-    base.chmod(0o755)
-    if folder is None:
-        folder = base / "submissions"
-        folder.mkdir()
-        for name in HONEST:
-            shutil.copy2(HOSTILE / name, folder / name)
-    cwd, out = base / "cwd", base / "out"
-    cwd.mkdir()
-    out.mkdir()
-    output = out / "results.json"
-    command = [sys.executable, "-m", "autograder", "grade", str(folder), "--assignment", ASSIGNMENT,
-               "--format", "json", *LIMITS, "--output", str(output)]
-    started = time.monotonic()
-    # Files, not pipes: a process that escapes the grader and keeps a pipe open must not hang the test.
-    with open(base / "stdout", "wb") as stdout, open(base / "stderr", "wb") as stderr:
-        process = subprocess.Popen(command, cwd=cwd, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
-                                   env=quiet_env(HOSTILE_SUITE_TOKEN=token), start_new_session=True)
-        try:
-            returncode = process.wait(RUN_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-            returncode = None
-    seconds = time.monotonic() - started
-    deadline = time.monotonic() + GRACE_SECONDS  # what the grader ended, and its fork server, have time to exit
-    while _processes_of(token, base) and time.monotonic() < deadline:
-        time.sleep(0.25)
-    leaked = _processes_of(token, base)
-    _kill(leaked)
-    left = [(path, path.stat().st_size) for path in _files_of(token) if not path.is_relative_to(base)]
-    for path, _ in left:  # a 2 GB file must not outlive the test either; nor the folder the run left it in
-        path.unlink(missing_ok=True)
-        if path.parent.name.startswith(("autograder-", "submission-")):
-            try:
-                path.parent.rmdir()
-            except OSError:
-                pass
-    results, problem = None, ""
-    try:
-        results = json.loads(output.read_text())
-    except (OSError, ValueError) as error:
-        problem = f"no results file: {error}"
-    run = Run(returncode, seconds, _read(base / "stdout"), _read(base / "stderr"), results, problem, cwd, output,
-              [f"{pid} {command}" for pid, command in leaked], [(str(path), size) for path, size in left])
-    return run, base
+def hostile_folder(base: Path, token: str) -> Path:
+    folder = base / "submissions"
+    copy_submissions(sorted(p.name for p in HOSTILE.iterdir() if p.suffix in (".py", ".ipynb")), folder, token)
+    make_generated(folder)
+    return folder
 
 
 @pytest.fixture(scope="module")
-def hostile() -> Run:
-    run, base = grade_folder(HOSTILE, "hostile")
+def hostile() -> GraderRun:
+    base, token = new_run_folder("hostile")
+    run = grade_folder(hostile_folder(base, token), base, token, "--assignment", ASSIGNMENT, *LIMITS,
+                       timeout=RUN_TIMEOUT)
     print(f"\nhostile folder graded in {run.seconds:.1f} s (exit code {run.returncode})")
     yield run
     shutil.rmtree(base, ignore_errors=True)
 
 
+def _alone(prefix: str, cache: Path | None = None, *extra: str) -> tuple[GraderRun, Path]:
+    base, token = new_run_folder(prefix)
+    folder = base / "submissions"
+    copy_submissions(list(HONEST), folder, token)
+    place_odd_names(folder)
+    return grade_folder(folder, base, token, "--assignment", ASSIGNMENT, *LIMITS, *extra, cache=cache,
+                        timeout=RUN_TIMEOUT), base
+
+
 @pytest.fixture(scope="module")
-def alone() -> Run:
-    run, base = grade_folder(None, "honest-alone")
+def alone() -> GraderRun:
+    run, base = _alone("honest-alone")
     print(f"\nhonest files graded alone in {run.seconds:.1f} s (exit code {run.returncode})")
     yield run
     shutil.rmtree(base, ignore_errors=True)
 
 
-def results_of(run: Run) -> dict[str, dict]:
+@pytest.fixture(scope="module")
+def reused(hostile) -> GraderRun:
+    """The honest files again, with the hostile run's cache and its kept grades (--reuse-results)."""
+    run, base = _alone("honest-reused", hostile.cache, "--reuse-results")
+    yield run
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def results_of(run: GraderRun) -> dict[str, dict]:
     assert run.results is not None, run.describe()
     return by_file(run.results)
+
+
+def every_file(run: GraderRun) -> list[str]:
+    folder = run.base / "submissions"
+    return sorted(shown_name(str(p)) for p in folder.rglob("*") if p.suffix in (".py", ".ipynb"))
 
 
 # --------------------------------------------------------------------------- the folder itself
 
 def test_every_file_of_the_folder_has_an_expectation():
-    files = {p.name for p in HOSTILE.iterdir() if p.suffix in (".py", ".ipynb")}
+    files = {p.name for p in HOSTILE.iterdir() if p.suffix in (".py", ".ipynb")} | set(GENERATED)
     assert files == set(HONEST) | set(ATTACKS)
     assert not set(HONEST) & set(ATTACKS)
 
@@ -304,8 +274,7 @@ def test_grader_survives_and_exits_zero(hostile):
 def test_results_file_is_the_graders_contract_json_with_one_object_per_file(hostile):
     results = hostile.results
     assert isinstance(results, list), hostile.describe()
-    names = sorted(p.name for p in HOSTILE.iterdir() if p.suffix in (".py", ".ipynb"))
-    assert [Path(r["submission"]).name for r in results] == names  # every file, once, in the order found
+    assert sorted(Path(r["submission"]).name for r in results) == every_file(hostile)  # every file, once
     assignment = assignment_by_id(ASSIGNMENT)
     for result in results:
         assert set(result) == {"submission", "student", "assignment", "score", "max_score", "exercises"}
@@ -332,19 +301,24 @@ def test_student_output_never_reaches_the_graders_own(hostile):
 
 # --------------------------------------------------------------------------- honest neighbours
 
-@pytest.mark.parametrize("name", HONEST)
+ODD_SHOWN = {shown_name(relative): source for relative, source in ODD_NAMES.items()}
+
+
+@pytest.mark.parametrize("name", [*HONEST, *ODD_SHOWN])
 def test_honest_submission_scores_full_marks(hostile, name):
     result = results_of(hostile)[name]
     assert result["score"] == result["max_score"] == 10.0, json.dumps(result, indent=1)
     assert all(e["status"] == "passed" and not e["pitfalls"] for e in result["exercises"])
 
 
-@pytest.mark.parametrize("name", HONEST)
-def test_honest_submission_gets_the_same_json_as_in_a_clean_run(hostile, alone, name):
-    among_attacks, by_itself = results_of(hostile)[name], results_of(alone)[name]
+@pytest.mark.parametrize("name", [*HONEST, *ODD_SHOWN])
+def test_honest_submission_gets_the_same_json_as_in_a_clean_run(hostile, alone, reused, name):
+    """Among attacks, alone, and alone again from the hostile run's cache and kept grades (--reuse-results):
+    a poisoned reference entry or a forged kept grade would show in the third."""
+    among_attacks, by_itself, again = results_of(hostile)[name], results_of(alone)[name], results_of(reused)[name]
     assert by_itself["score"] == 10.0, "the clean run itself must give full marks"
     for key in ("student", "assignment", "score", "max_score", "exercises"):
-        assert among_attacks[key] == by_itself[key], key
+        assert among_attacks[key] == by_itself[key] == again[key], key
 
 
 # --------------------------------------------------------------------------- each attack
@@ -398,3 +372,92 @@ def test_fake_results_are_not_taken_for_the_graders(hostile, name):
     result = results_of(hostile)[name]
     assert result["score"] == 0
     assert all(FAKE not in e["feedback"] for e in result["exercises"])
+
+
+def test_no_shared_memory_segment_outlives_the_grader(hostile):
+    # The host-writes attack makes a System V segment keyed by the token (a private IPC namespace holds it).
+    assert not hostile.ipc_left, hostile.ipc_left
+
+
+# --------------------------------------------------------------------------- round two: what no attack reached
+
+def test_no_child_saw_the_graders_environment(hostile):
+    secret = f"secret-{hostile.token}"
+    assert all(secret not in e["feedback"] for r in hostile.results for e in r["exercises"])
+    assert secret.encode() not in hostile.stderr
+
+
+def test_the_cache_holds_nothing_a_child_wrote_and_every_entry_verifies(hostile):
+    """A child can neither read the cache (the steal attack would pass), nor forge a kept grade, nor rewrite
+    an entry: what the folder holds is the grader's, each entry under its key."""
+    files = [p.relative_to(hostile.cache).as_posix() for p in hostile.cache.rglob("*") if p.is_file()]
+    assert [name for name in files if name.startswith("reference-")], "the run kept its reference outcomes"
+    assert not [name for name in files if not re.fullmatch(r"key|reference-[0-9a-f]{64}\.json|"
+                                                            r"results/result-[0-9a-f]{64}\.json", name)], files
+    assert entries_verify(hostile.cache) == []  # nothing rewritten: each entry verifies under the folder's key
+    assert oct(hostile.cache.stat().st_mode & 0o777) == "0o700"
+
+
+def test_a_message_that_breaks_the_protocol_ends_its_task_not_the_run(hostile):
+    for name in ("pipe_td_loss_deep_nesting.py", "pipe_td_loss_huge_int.py", "pipe_td_loss_bad_shape.py"):
+        result = results_of(hostile)[name]
+        assert exercise(result, "td_loss")["status"] == "error"
+        assert exercise(result, "checkpointed")["status"] == "passed"  # the next exercise, in a new child
+
+
+def test_a_resent_task_start_does_not_stretch_the_deadline(hostile):
+    item = exercise(results_of(hostile)["loops_td_loss_rearm_deadline.py"], "td_loss")
+    assert item["status"] != "passed", item["feedback"]
+
+
+def test_the_whole_run_stays_quick(hostile):
+    # 5 s per case, 60 s per submission, two at a time: a run the attacks could stretch would need far more.
+    assert hostile.seconds < RUN_TIMEOUT / 2, hostile.describe()
+
+
+# --------------------------------------------------------------------------- every writer, on the hostile results
+
+def _raw_control(text: str) -> list[str]:
+    return [repr(c) for c in set(text) if (ord(c) < 32 and c not in "\n\t") or 0x7f <= ord(c) < 0xa0
+            or 0xd800 <= ord(c) < 0xe000 or c in "\u202e\u2066\u2067\u2068\u2069"]
+
+
+@pytest.mark.parametrize("fmt", ["text", "csv", "junit", "json"])
+def test_every_writer_survives_what_students_control(hostile, tmp_path, fmt):
+    """The hostile results through `autograder merge` in every format: no traceback, no raw control
+    character or escape, no line that a file name or an exception type wrote on its own, no formula."""
+    output = tmp_path / f"merged.{fmt}"
+    done = run_autograder("merge", str(hostile.output), "--format", fmt, "--output", str(output), timeout=120)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-3000:]
+    text = output.read_text(encoding="utf-8")
+    if fmt != "json":
+        assert not _raw_control(text), _raw_control(text)
+        assert not [line for line in text.splitlines() if line.lstrip("│ ").startswith(INJECTED)]
+    if fmt == "csv":
+        for row in csv.reader(io.StringIO(text)):
+            assert not row[0].startswith(("=", "+", "-", "@", "\t", "\r")), row[0]
+        assert any(row and row[0].startswith("'=HYPERLINK") for row in csv.reader(io.StringIO(text)))
+    if fmt == "junit":
+        ET.fromstring(text.encode("utf-8"))
+
+
+def test_the_text_report_of_each_submission_survives_what_students_control(hostile):
+    from autograder.report.text import class_table, submission_text
+
+    results = [from_contract(r) for r in hostile.results]
+    text = "\n".join(submission_text(r) for r in results) + class_table(results, seed=5)
+    assert not _raw_control(text), _raw_control(text)
+    assert not [line for line in text.splitlines() if line.lstrip("│ ").startswith(INJECTED)]
+    assert "\\x1b[2J" in text and "[/x]" in text  # shown, escaped, not obeyed
+
+
+def test_the_html_pages_survive_what_students_control(hostile, tmp_path):
+    done = run_autograder("report", str(hostile.output), "--out", str(tmp_path / "report"), "--feedback-dir",
+                          str(tmp_path / "feedback"), timeout=300)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-3000:]
+    pages = list((tmp_path / "feedback").rglob("*.html")) + [tmp_path / "report" / "index.html"]
+    assert len(pages) > len(hostile.results)
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert not _raw_control(text), (page, _raw_control(text))
+        assert "seed 5" not in text or page.name == "index.html"

@@ -93,7 +93,10 @@ def _read_python(path: Path) -> SubmissionSource:
         return SubmissionSource(path, "python", problem=f"{name} is a binary file, not Python source")
     if not text.strip():
         return SubmissionSource(path, "python", problem=f"{name} is empty")
-    return SubmissionSource(path, "python", cells=[Cell(index=1, source=text, code=_readable(text, "the file"))])
+    reason = unreadable_code(text, name)
+    if reason is not None:  # its one cell: the whole file is unreadable, and each exercise's feedback says why
+        return SubmissionSource(path, "python", problem=reason)
+    return SubmissionSource(path, "python", cells=[Cell(index=1, source=text, code=text)])
 
 
 def _readable(code: str, where: str) -> str:

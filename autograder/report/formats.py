@@ -160,7 +160,7 @@ def to_junit(results: Iterable[SubmissionResult], seed: int | None = None) -> st
             problem = ET.SubElement(case, tag, message=_xml(message), type=exercise.status)
             problem.text = _xml(feedback_text(exercise))
         if result.notes:
-            ET.SubElement(suite, "system-err").text = _xml("\n".join(result.notes))
+            ET.SubElement(suite, "system-err").text = _xml("\n".join(line(note) for note in result.notes))
         for key, value in counts.items():
             suite.set(key, str(value))
             totals[key] += value
@@ -173,8 +173,10 @@ def to_junit(results: Iterable[SubmissionResult], seed: int | None = None) -> st
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def _xml(text: str) -> str:
-    return _XML_ILLEGAL.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
+def _xml(value: str) -> str:
+    """Text XML can hold and a dashboard shows as written: ``safe_text.text`` (controls, surrogates, bidi
+    overrides escaped), then anything XML 1.0 still cannot hold."""
+    return _XML_ILLEGAL.sub(lambda match: f"\\x{ord(match.group()):02x}", text(value))
 
 
 # --------------------------------------------------------------------------- CSV gradebook

@@ -82,11 +82,11 @@ def kill_everything_of(uid: int) -> None:
     (a process of the uid could kill the helper first: it is started again). Where the helper cannot run,
     three passes over /proc."""
     if os.geteuid() == 0:
-        for _ in range(5):
-            if not processes_of(uid):
-                return
+        deadline = time.monotonic() + 5
+        while processes_of(uid) and time.monotonic() < deadline:  # until they are gone: the uid is reused
             _kill_as(uid)
-            time.sleep(0.01)  # the killed ones exit (their parent reaps them)
+            time.sleep(0.02)  # the killed ones free their memory and exit (their parent reaps them)
+        return
     for _ in range(3):
         pids = processes_of(uid)
         if not pids:

@@ -87,6 +87,8 @@ class SubmissionRun:
         self._needs_load = any(task.mistake is None for task in self.job.tasks[self.next_start:])
         self._loaded_now = False
         self._contained = False
+        self.measures = []
+        self._family_checked, self._family_bytes = 0.0, 0  # the last child's family is not this one's
         self.deadline = time.monotonic() + self.limits.load_seconds
 
     def waitables(self) -> list:

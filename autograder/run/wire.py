@@ -184,10 +184,10 @@ def decode_error(data: Any) -> ErrorInfo:
     for frame in listed:
         if type(frame) is not dict:
             raise WireError("a frame must be an object")
-        frames.append((text(frame.get("file"), "file"), as_int(frame.get("line")),
-                       text(frame.get("function"), "function"), text(frame.get("code", ""), "code")))
-    return ErrorInfo(type=text(data.get("type"), "type"), message=text(data.get("message", ""), "message"),
-                     module=text(data.get("module", ""), "module"), contract=data.get("contract") is True,
+        frames.append((one_line(frame.get("file"), "file"), as_int(frame.get("line")),
+                       one_line(frame.get("function"), "function"), one_line(frame.get("code", ""), "code")))
+    return ErrorInfo(type=one_line(data.get("type"), "type"), message=text(data.get("message", ""), "message"),
+                     module=one_line(data.get("module", ""), "module"), contract=data.get("contract") is True,
                      frames=tuple(frames))
 
 
@@ -265,6 +265,17 @@ def text(value: Any, what: str) -> str:
     if type(value) is not str:
         raise WireError(f"{what} must be a string")
     return _SURROGATE.sub("\ufffd", value[:MAX_TEXT])
+
+
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def one_line(value: Any, what: str) -> str:
+    """A name that is one line by nature (an exception's type or module, a file, a function, a line of
+    code): ``text``, with every control character written as its escape (a type named "Evil\\nFAKE" must
+    not start a line of its own in any report)."""
+    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}" if ord(match.group()) < 0x100
+                        else f"\\u{ord(match.group()):04x}", text(value, what))
 
 
 def number(value: Any, what: str) -> float:

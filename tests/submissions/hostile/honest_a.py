@@ -1,6 +1,8 @@
 """An honest, fully correct solution (the grader must give it 10/10 whatever its neighbours do)."""
 import tensorflow as tf
 
+# HONEST-CLASSMATE-MARKER: what leak_td_loss_classmates.py looks for in its own memory
+
 
 @tf.custom_gradient
 def log1pexp(x):

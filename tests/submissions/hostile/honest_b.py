@@ -1,6 +1,8 @@
 """A second honest, fully correct solution, written differently."""
 import tensorflow as tf
 
+# HONEST-CLASSMATE-MARKER: what leak_td_loss_classmates.py looks for in its own memory
+
 
 @tf.custom_gradient
 def log1pexp(x):

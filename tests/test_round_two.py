@@ -1,0 +1,371 @@
+"""Issue 13, each class of attack on its own, fast (nothing is graded): the codec, the parent's view of a child,
+reading submissions, every writer, the seed, hidden cases, the cache's keys, the wheel, the child's modules.
+
+tests/test_hostile.py proves the same classes end to end, with attack submissions in a real grading run
+beside honest files (as root); tests/test_unprivileged.py with a grader that is another user.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from autograder.config import Limits
+from autograder.load.cells import read_submission
+from autograder.load.discover import find_submissions, student_name
+from autograder.load.reading import MAX_FILE_BYTES, MiB
+from autograder.model.results import CaseReport, ExerciseResult, Status, SubmissionResult
+from autograder.report import formats, safe_text
+from autograder.report.class_report import matplotlib_missing, write_class_report
+from autograder.report.contract import to_json
+from autograder.report.feedback_pages import feedback_page, index_page, write_feedback_pages
+from autograder.report.text import class_table, exercise_text, submission_text
+from autograder.run import wire
+from autograder.run.isolation import Containment
+from autograder.run.supervisor import SubmissionRun
+from autograder.run.tasks import ChildJob, Task
+from autograder.store import reference_cache
+from autograder.store.atomic import read_entry, write_entry
+from autograder.store.reference_cache import ReferenceCache
+from autograder.store.result_store import ResultStore
+from helpers import ROOT, quiet_env
+
+# --------------------------------------------------------------------------- the codec is total
+
+VALUE = {"type": "EagerTensor", "dtype": "float32", "shape": [2], "data": "AAAAAAAA8D8AAAAAAAAAQA=="}
+GOOD = {"event": "task-result", "task": 0,
+        "outcome": {"status": "ok", "outputs": {"loss": VALUE}, "error": None, "message": "", "seconds": 0.1}}
+HOSTILE_BYTES = [
+    b"[" * 100_000 + b"]" * 100_000,  # RecursionError in json.loads
+    b'{"event": "task-start", "task": ' + b"9" * 5_000 + b"}",  # ValueError: Python's digit limit
+    b'{"event": "x", "n": 1e999999}',
+    b"\xff\xfe not utf-8",
+    b"[" + b"{}," * 1_000_001 + b"{}]",  # a million objects: refused before parsing
+]
+
+
+@pytest.mark.parametrize("data", HOSTILE_BYTES, ids=["nesting", "digits", "inf", "bytes", "objects"])
+def test_any_bytes_are_a_message_or_a_wire_error(data):
+    try:
+        wire.loads(data)
+    except wire.WireError:
+        pass
+
+
+@pytest.mark.parametrize("shape, data", [([0, 2**62, 2**62], ""), ([1] * 33, "AAAAAAAAAAA="),
+                                         ([1], "A" * 1_000_000), ([True], "AAAAAAAAAAA="), ([-1], ""),
+                                         ([10**30], ""), ([1], "AAAAAAAAAA=="), ("1", "")])
+def test_a_value_whose_shape_passes_the_size_check_but_not_numpy_is_a_wire_error(shape, data):
+    with pytest.raises(wire.WireError):
+        wire.decode_value({"type": "x", "dtype": "float32", "shape": shape, "data": data})
+
+
+def test_mutated_messages_never_raise_anything_but_a_wire_error():
+    """A thousand random mutations of a good message: every field replaced by data of another type."""
+    rng = random.Random(13)
+    strange = [None, True, 2**70, -1, 1e308, float("nan"), "", "\udc80", [], {}, [[[]]], {"a": {"b": []}},
+               "A" * 10_000, [1] * 100]
+
+    def mutate(node):
+        if isinstance(node, dict):
+            return {k: (rng.choice(strange) if rng.random() < 0.2 else mutate(v)) for k, v in node.items()}
+        if isinstance(node, list):
+            return [rng.choice(strange) if rng.random() < 0.2 else mutate(v) for v in node]
+        return rng.choice(strange) if rng.random() < 0.3 else node
+
+    for _ in range(1000):
+        message = mutate(GOOD)
+        try:
+            wire.decode_outcome(message.get("outcome") if isinstance(message, dict) else message)
+        except wire.WireError:
+            pass
+
+
+def test_texts_from_a_child_are_encodable_and_types_are_one_line():
+    error = wire.decode_error({"type": "Evil\x1b[2J\nFAKE", "message": "a\udc80b", "module": "m\rx",
+                               "frames": [{"file": "<cell 1>", "line": 2, "function": "f\n", "code": "x\x1b"}]})
+    assert "\n" not in error.type and "\x1b" not in error.type and error.type.startswith("Evil\\x1b")
+    assert error.message == "a\ufffdb"
+    error.message.encode("utf-8")
+    assert all("\n" not in part and "\x1b" not in part for part in error.frames[0] if isinstance(part, str))
+
+
+# --------------------------------------------------------------------------- the parent's view of a child
+
+class _Server:
+    """Enough of a fork server for SubmissionRun.start: a child that is never forked."""
+
+    def fork(self, job):
+        class Child:
+            pid, connection, sentinel = -1, None, -1
+        return Child()
+
+
+def _run() -> SubmissionRun:
+    job = ChildJob("custom_gradients", cells=[(1, "x = 1", "<cell 1>"), (2, "y = 2", "<cell 2>")],
+                   tasks=[Task("td_loss", 0, "student"), Task("td_loss", 1, "student")], cases=None)
+    run = SubmissionRun(("student", 0), job, Limits(), time_limits=[5.0, 5.0])
+    run.start(_Server())
+    return run
+
+
+def test_deadlines_belong_to_the_parent_a_message_moves_the_child_forward_once():
+    run = _run()
+    run._handle({"event": "contained", "measures": []})
+    with pytest.raises(wire.WireError):
+        run._handle({"event": "cell-start", "cell": 2})  # not the next cell
+    run._handle({"event": "cell-start", "cell": 1})
+    armed = run.deadline
+    with pytest.raises(wire.WireError):
+        run._handle({"event": "cell-start", "cell": 1})  # again: would re-arm the cell's limit
+    assert run.deadline == armed
+    with pytest.raises(wire.WireError):
+        run._handle({"event": "task-start", "task": 0})  # before the notebook is loaded
+    run._handle({"event": "cell-start", "cell": 2})
+    run._handle({"event": "loaded", "errors": [], "defined": {}})
+    run._handle({"event": "task-start", "task": 0})
+    armed = run.deadline
+    for message in ({"event": "task-start", "task": 0}, {"event": "task-start", "task": 1},
+                    {"event": "loaded", "errors": [], "defined": {}}, {"event": "contained", "measures": []},
+                    {"event": "done"}):
+        with pytest.raises(wire.WireError):
+            run._handle(message)
+    assert run.deadline == armed and run.current_task == 0
+
+
+def test_a_load_error_for_a_cell_the_grader_did_not_send_is_a_violation():
+    run = _run()
+    error = {"type": "ValueError", "message": "", "module": "", "frames": []}
+    with pytest.raises(wire.WireError):
+        run._handle({"event": "loaded", "errors": [{"cell": 99, "error": error}], "defined": {}})
+
+
+# --------------------------------------------------------------------------- reading submissions
+
+def _notebook(**fields) -> str:
+    cells = fields.pop("cells", [{"cell_type": "code", "metadata": {}, "source": "def td_loss(q, r, n, g):\n    pass\n",
+                                  "outputs": [], "execution_count": None}])
+    return json.dumps({"cells": cells, "metadata": fields.pop("metadata", {}), "nbformat": 4, "nbformat_minor": 5})
+
+
+@pytest.mark.parametrize("text, problem", [
+    (_notebook(metadata="a string"), None),
+    (_notebook(metadata=[1, 2]), None),
+    (_notebook(cells=[{"cell_type": "code", "source": "x = 1", "metadata": {"nbgrader": {"grade_id": ["a"],
+                                                                                           "locked": "yes"}}}]), None),
+    (_notebook(cells=[{"cell_type": "code", "source": ["x", 1, None], "metadata": "m"}]), None),
+    ('{"cells": [], "metadata": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
+    ('{"cells": [], "n": ' + "9" * 5_000 + "}", "too large to parse"),
+    (_notebook(cells=[{"cell_type": "markdown", "source": "", "metadata": {}}] * 5_001), "more than 5000 cells"),
+])
+def test_a_notebook_of_any_shape_is_read_or_refused_with_a_message(tmp_path, text, problem):
+    path = tmp_path / "n.ipynb"
+    path.write_text(text)
+    source = read_submission(path)
+    if problem is None:
+        assert source.problem is None and source.cells
+    else:
+        assert problem in source.problem
+
+
+@pytest.mark.parametrize("code, words", [("x = " + "-" * 100_000 + "1\n", "nested too deeply"),
+                                         ("x = " + "+".join(["1"] * 30_000) + "\n", "nested"),
+                                         ("x = '" + "a" * 300_000 + "'\n", "characters of code")])
+def test_a_cell_python_cannot_read_is_refused_with_a_message_and_the_others_kept(tmp_path, code, words):
+    cells = [{"cell_type": "code", "source": code, "metadata": {}},
+             {"cell_type": "code", "source": "def td_loss(q, r, n, g):\n    return 1\n", "metadata": {}}]
+    path = tmp_path / "n.ipynb"
+    path.write_text(_notebook(cells=cells))
+    source = read_submission(path)
+    assert source.problem is None
+    refused, kept = source.cells
+    assert refused.code.startswith("raise SyntaxError(") and words in refused.code
+    assert kept.code == cells[1]["source"]
+    from autograder.judge.static import analyze  # the parent's static reading: no RecursionError, strict or not
+    assert analyze(source, "td_loss", strict=True).defined
+
+
+def test_links_fifos_and_huge_files_are_refused_before_anything_is_read(tmp_path):
+    (tmp_path / "real.py").write_text("def td_loss(q, r, n, g):\n    return 1\n")
+    (tmp_path / "link.py").symlink_to(tmp_path / "real.py")
+    (tmp_path / "dangling.ipynb").symlink_to(tmp_path / "nowhere.ipynb")
+    os.mkfifo(tmp_path / "fifo.py")
+    with open(tmp_path / "huge.ipynb", "wb") as huge:
+        huge.truncate(MAX_FILE_BYTES + 1)
+    assert "symbolic link" in read_submission(tmp_path / "link.py").problem
+    assert "symbolic link" in read_submission(tmp_path / "dangling.ipynb").problem
+    assert "not a regular file" in read_submission(tmp_path / "fifo.py").problem  # and it did not block
+    assert "up to 32 MiB" in read_submission(tmp_path / "huge.ipynb").problem
+    found, _ = find_submissions([str(tmp_path)])
+    assert {Path(f.shown_as).name for f in found} == {"real.py", "link.py", "dangling.ipynb", "huge.ipynb"}
+
+
+def test_a_file_name_that_is_not_utf8_is_shown_as_escapes(tmp_path):
+    name = os.fsdecode(b"caf\xe9.py")
+    (tmp_path / name).write_text("x = 1\n")
+    [found], _ = find_submissions([str(tmp_path)])
+    assert found.shown_as.endswith("caf\\xe9.py") and student_name(found.path) == "caf\\xe9"
+    found.shown_as.encode("utf-8")
+    assert read_submission(found.path).problem is None
+
+
+def test_reading_a_huge_submission_keeps_the_parents_memory_bounded(tmp_path):
+    """Each file read in a fresh process (no TensorFlow): its peak memory, minus the interpreter's own."""
+    outputs = [{"output_type": "stream", "name": "stdout", "text": ["x" * 1000] * 1000}]
+    cells = [{"cell_type": "code", "source": "x = 1\n", "metadata": {}, "outputs": outputs}] * 25  # 25 MB of outputs
+    (tmp_path / "outputs.ipynb").write_text(_notebook(cells=cells))
+    (tmp_path / "line.py").write_text("x = '" + "a" * 16 * MiB + "'\n")
+    with open(tmp_path / "sparse.ipynb", "wb") as huge:
+        huge.truncate(600 * MiB)
+    (tmp_path / "cells.ipynb").write_text(_notebook(cells=[{"cell_type": "code", "source": "", "metadata": {}}]
+                                                    * 200_000))
+    script = ("import resource, sys; from autograder.load.cells import read_submission; "
+              "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss; "
+              "source = read_submission(sys.argv[1]); "
+              "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) // 1024, source.problem)")
+    for name in ("outputs.ipynb", "line.py", "sparse.ipynb", "cells.ipynb"):
+        size = (tmp_path / name).stat().st_size
+        done = subprocess.run([sys.executable, "-c", script, str(tmp_path / name)], capture_output=True, text=True,
+                              env=quiet_env(), timeout=120, cwd=ROOT)
+        assert done.returncode == 0, done.stderr[-2000:]
+        grown = int(done.stdout.split()[0])
+        assert grown < 3 * min(size, MAX_FILE_BYTES) // MiB + 40, (name, size // MiB, done.stdout)
+
+
+# --------------------------------------------------------------------------- every writer, any text
+
+# A name (one line by nature: a file, a student, an id) may hold a newline that starts a fake line of the report;
+# a feedback text (many lines by nature) keeps its newlines but nothing else raw.
+EVIL = "a\udc80 \x1b[2J\x1b[31m[/x] [bold]b\r\nINJECTED-LINE\u202e\x07"
+EVIL_TEXT = EVIL.replace("\n", " ")
+
+
+def _hostile_result(student: str = EVIL) -> SubmissionResult:
+    exercises = [ExerciseResult("td_loss", 0.0, 2.0, Status.ERROR, [EVIL], summary=EVIL_TEXT, notes=[EVIL_TEXT],
+                                cases=[CaseReport("c", EVIL_TEXT, True, EVIL_TEXT)]),
+                 ExerciseResult("log1pexp", 2.0, 2.0, Status.PASSED, summary="All 6 cases passed.")]
+    return SubmissionResult(f"s/{EVIL}.ipynb", student, "custom_gradients", exercises, notes=[EVIL])
+
+
+def _no_raw_control(text: str, lines: bool = True) -> None:
+    bad = {c for c in text if (ord(c) < 32 and c not in "\n\t") or 0x7f <= ord(c) < 0xa0 or 0xd800 <= ord(c) < 0xe000
+           or c == "\u202e"}
+    assert not bad, bad
+    text.encode("utf-8")
+    if lines:
+        assert not [line for line in text.splitlines() if line.lstrip("│ ").startswith("INJECTED-LINE")]
+
+
+def test_every_text_writer_escapes_what_students_control():
+    results = [_hostile_result(), _hostile_result("=1+1"), _hostile_result("\t=2")]
+    for text in (submission_text(results[0]), class_table(results, seed=3), exercise_text(results[0].exercises[0]),
+                 formats.to_classroom(results), formats.to_junit(results, seed=3), formats.to_csv(results),
+                 json.dumps(formats.gradescope_results(results[0]))):
+        _no_raw_control(text)
+    ET.fromstring(formats.to_junit(results).encode("utf-8"))
+    json.loads(to_json(results))
+    rows = list(csv.reader(io.StringIO(formats.to_csv(results))))
+    assert all(not row[0].startswith(safe_text.FORMULA_STARTS) for row in rows)
+    assert {row[0] for row in rows[1:]} >= {"'=1+1", "\\t=2"}
+
+
+@pytest.mark.parametrize("value, expected", [("=SUM(A1)", "'=SUM(A1)"), ("+1", "'+1"), ("-1", "'-1"), ("@A", "'@A"),
+                                             ("\t=1", "\\t=1"), ("\r=1", "\\r=1"), ("\uff1d1", "'\uff1d1"),
+                                             ("ada", "ada"), ("a=1", "a=1")])
+def test_a_gradebook_cell_is_never_a_formula(value, expected):
+    assert safe_text.spreadsheet(value) == expected
+
+
+def test_the_html_writers_escape_what_students_control(tmp_path):
+    results = [_hostile_result(), _hostile_result("ada")]
+    for html in (feedback_page(results[0]), index_page(results, ["a/x.html", "b/y.html"])):
+        _no_raw_control(html, lines=False)
+        assert "<script" not in html.lower()
+    write_feedback_pages(results, tmp_path / "pages")
+    if matplotlib_missing() is None:
+        write_class_report([r for r in results], tmp_path / "report")
+        _no_raw_control((tmp_path / "report" / "index.html").read_text(encoding="utf-8"), lines=False)
+
+
+# --------------------------------------------------------------------------- students never see the seed
+
+def test_what_students_see_never_holds_the_seed():
+    seed = 987_654_321
+    result = _hostile_result("ada")
+    student_facing = [json.dumps(formats.gradescope_results(result, seed=seed)), feedback_page(result, seed),
+                      formats.to_classroom([result], seed=seed), exercise_text(result.exercises[0]),
+                      to_json([result])]
+    assert not [text for text in student_facing if str(seed) in text]
+    # The instructor's own views may name it: the class table, the index of every page.
+    assert str(seed) in class_table([result], seed) and str(seed) in index_page([result], ["a.html"], seed)
+
+
+def test_hidden_cases_are_described_without_their_values():
+    from autograder.course import all_assignments
+
+    allowed = re.compile(r"\(x = -?\d+(, -?\d+)+, \.\.\.\)|n = m = 100,000")  # the contract's fixed edge values
+    for assignment in all_assignments():
+        for exercise in assignment.exercises:
+            for seed in (1, 2):
+                for case in exercise.cases(seed):
+                    text = allowed.sub("", case.description)
+                    if not case.public:
+                        assert not re.search(r"\b\w+ = -?\d", text), (exercise.id, case.description)
+
+
+# --------------------------------------------------------------------------- the cache's keys
+
+def test_an_entry_written_without_the_key_is_never_taken(tmp_path):
+    import hashlib
+
+    store = ReferenceCache(tmp_path / "cache")
+    assert store.prepare()
+    key = (tmp_path / "cache" / "key").read_bytes()
+    assert len(key) == 32 and oct((tmp_path / "cache" / "key").stat().st_mode & 0o777) == "0o600"
+    assert write_entry(tmp_path / "cache" / "e.json", b"data", key) and read_entry(tmp_path / "cache" / "e.json", key)
+    forged = b"{}"
+    (tmp_path / "cache" / "f.json").write_bytes(hashlib.sha256(forged).hexdigest().encode() + b"\n" + forged)
+    assert read_entry(tmp_path / "cache" / "f.json", key) is None  # an unkeyed checksum no longer passes
+    assert read_entry(tmp_path / "cache" / "e.json", b"another key of thirty-two bytes!") is None
+    kept = ResultStore.inside(tmp_path / "cache")
+    result = SubmissionResult("a.ipynb", "a", "custom_gradients", [ExerciseResult("log1pexp", 2.0, 2.0, "passed")])
+    assert kept.save("k", result) and kept.load("k") is not None
+    data = kept.path("k").read_bytes().replace(b'"passed"', b'"failed"')
+    kept.path("k").write_bytes(data)  # rewritten by someone without the key
+    assert kept.load("k") is None
+
+
+def test_the_cache_is_refused_where_a_child_could_reach_it(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(reference_cache, "children_files_private", lambda: False)
+    assert not ReferenceCache(tmp_path / "cache").prepare()
+    assert not (tmp_path / "cache").exists()
+    assert "the reference cache and the kept grades are off" in capsys.readouterr().err
+
+
+def test_a_child_told_the_files_must_be_private_keeps_them_private_or_does_not_run():
+    assert Containment(private_files=True).private_files and Containment().scratch == 256 * MiB
+    assert Containment(memory_bytes=512 * MiB).scratch == 64 * MiB  # the scratch space is sized inside the limit
+
+
+# --------------------------------------------------------------------------- what a student's child holds
+
+def test_the_childs_view_of_the_package_is_its_modules_files_only():
+    """The files the child's private view binds back are those of CHILD_MODULES: no mistake model, no stored
+    answers, nothing of the checkout around the package."""
+    script = ("import json, autograder.run.child; from autograder.run.isolation import package_files, needed_paths;"
+              "print(json.dumps([package_files(), needed_paths()]))")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=quiet_env(), cwd=ROOT,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    files, needed = json.loads(done.stdout)
+    assert files and not [f for f in files if "mistakes" in f or not f.startswith(str(ROOT / "autograder"))]
+    assert not [p for p in needed if p == str(ROOT) or p.startswith(str(ROOT) + "/") and ".venv" not in p]
