@@ -358,6 +358,7 @@ def test_a_child_told_the_files_must_be_private_keeps_them_private_or_does_not_r
 
 # --------------------------------------------------------------------------- what a student's child holds
 
+@pytest.mark.slow  # imports TensorFlow
 def test_the_childs_view_of_the_package_is_its_modules_files_only():
     """The files the child's private view binds back are those of CHILD_MODULES: no mistake model, no stored
     answers, nothing of the checkout around the package."""

@@ -130,7 +130,8 @@ def test_a_py_export_that_calls_the_graders_cells_is_graded_normally(tmp_path):
 
 
 def test_a_built_wheel_carries_the_public_answers(tmp_path):
-    """Students install the kit from a wheel (no solutions): the self-check's data must be in it."""
+    """Students install the kit from a wheel (no solutions, no mistake models): the self-check's data must be in
+    it (the mistake models' answers on the public cases, not their code)."""
     import subprocess
     import sys
     import zipfile
@@ -143,3 +144,5 @@ def test_a_built_wheel_carries_the_public_answers(tmp_path):
     for assignment in ASSIGNMENT_IDS:
         assert f"autograder/public_cases/{assignment}.json" in names
     assert not any(name.startswith("solutions/") for name in names), "the wheel must not carry the solutions"
+    # Nor any correct implementation: the mistake models (and the correct helpers they use) stay in the checkout.
+    assert not [name for name in names if name.endswith("/mistakes.py") or "/mistakes." in name], names
