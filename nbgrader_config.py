@@ -25,5 +25,16 @@ os.environ.setdefault("AUTOGRADER_SOLUTIONS", str(Path(__file__).resolve().paren
 os.environ["AUTOGRADER_NBGRADER"] = "1"
 # One seed for the course's hidden random cases: every student gets the same cases (as nbgrader's hidden
 # tests would), grading again gives the same grades, and the reference runs once per assignment (cached).
-# Change it each term; `autograder grade --seed` with the same number reproduces nbgrader's grades.
-os.environ.setdefault("AUTOGRADER_SEED", "2026")
+# It is the course's secret: the case generators ship in the students' wheel, so whoever knows the seed can
+# recompute every hidden input. It comes from AUTOGRADER_SEED when set, else from .autograder-seed beside this
+# file, made once with 63 random bits (git ignores it: keep a copy, the same seed regrades the same cases;
+# delete it each term for new cases). `autograder grade --seed $(cat .autograder-seed)` reproduces nbgrader's
+# grades.
+if "AUTOGRADER_SEED" not in os.environ:
+    seed_file = Path(__file__).resolve().parent / ".autograder-seed"
+    if not seed_file.exists():
+        import secrets
+
+        with os.fdopen(os.open(seed_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as handle:
+            handle.write(f"{secrets.randbits(63)}\n")
+    os.environ["AUTOGRADER_SEED"] = seed_file.read_text().strip()

@@ -86,6 +86,9 @@ def build_parser() -> argparse.ArgumentParser:
     bundle_cmd.add_argument("--solutions", metavar="DIR", help="the course's solutions/ directory")
     bundle_cmd.add_argument("--visibility", choices=formats.VISIBILITIES, default="visible",
                             help="when students see the tests (Gradescope's values; default: %(default)s)")
+    bundle_cmd.add_argument("--seed", type=int, metavar="N",
+                            help="the course's secret seed of the hidden cases, kept in the zip (students never see "
+                                 "it); default: a seed drawn per run")
     bundle_cmd.add_argument("--timeout", type=int, default=540, metavar="SECONDS",
                             help="time for grading one submission before a score-0 result is written "
                                  "(default: %(default)s; keep Gradescope's own timeout longer)")

@@ -29,7 +29,9 @@ VARIABLES = {v.name: v for v in (
     Variable("AUTOGRADER_SOLUTIONS", "solutions/ beside the kit",
              "the course's solutions/ folder, when `--solutions` is not given (nbgrader_config.py sets it)"),
     Variable("AUTOGRADER_SEED", "a seed per run (the CLI), or one fixed by the notebook's bytes (graded cells)",
-             "seed of the hidden random cases for nbgrader's graded cells and the Gradescope bundle"),
+             "seed of the hidden random cases for nbgrader's graded cells and the Gradescope bundle: a course "
+             "secret (students who know it can recompute the hidden inputs); nbgrader_config.py keeps one in "
+             "`.autograder-seed`"),
     Variable("AUTOGRADER_NBGRADER", "unset",
              "set by the course's nbgrader_config.py: a graded cell that cannot grade raises (0 points and the "
              "reason) instead of printing a note"),

@@ -295,10 +295,12 @@ def interpreter_for(uid: int) -> tuple[list[str], dict[str, str]] | None:
 
 
 def grade_folder(folder: Path, base: Path, token: str, *args: str, uid: int | None = None,
-                 cache: Path | None = None, timeout: float = 300, grace: float = 5) -> GraderRun:
+                 cache: Path | None = None, timeout: float = 300, grace: float = 5,
+                 wrapper: tuple[str, ...] = (), open_python: bool = False) -> GraderRun:
     """Run `autograder grade FOLDER --format json --output ...` for real, in its own session, working directory
     and output folder, all below ``base`` (whose name carries ``token``, as does the grader's environment), as
-    ``uid`` when given (setpriv: the grader is then that unprivileged user). Whatever the run leaves behind
+    ``uid`` when given (setpriv: the grader is then that unprivileged user), under ``wrapper`` (a command that
+    runs the rest, e.g. setpriv dropping a capability). Whatever the run leaves behind
     (processes, files, shared memory) is recorded and removed."""
     cwd, out = base / "cwd", base / "out"
     cwd.mkdir(parents=True, exist_ok=True)
@@ -307,18 +309,20 @@ def grade_folder(folder: Path, base: Path, token: str, *args: str, uid: int | No
     cache = cache or base / "cache"
     env = quiet_env(HOSTILE_SUITE_TOKEN=token, AUTOGRADER_CACHE=str(cache), **{SECRET_VARIABLE: f"secret-{token}"})
     command = [sys.executable]
-    if uid is not None:
-        found = interpreter_for(uid)
+    if uid is not None or open_python:  # the grader, or its children, run as another user: they need its Python
+        found = interpreter_for(uid or 0)
         if found is None:
             pytest.skip("no Python on this machine that another user may run with this environment's packages")
         command, extra = found
-        env.update(extra, HOME=str(base / "home"))
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), extra.get("PYTHONPATH", "")) if p)
+    if uid is not None:
+        env["HOME"] = str(base / "home")
         (base / "home").mkdir(exist_ok=True)
         for path in (base, *base.rglob("*")):
             os.lchown(path, uid, uid)
         command = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", *command]
-    command += ["-m", "autograder", "grade", str(folder), "--format", "json", "--output", str(output), *args]
+    command = [*wrapper, *command, "-m", "autograder", "grade", str(folder), "--format", "json", "--output",
+               str(output), *args]
     started = time.monotonic()
     # Files, not pipes: a process that escapes the grader and keeps a pipe open must not hang the test.
     with open(base / "stdout", "wb") as stdout, open(base / "stderr", "wb") as stderr:

@@ -1,11 +1,13 @@
-"""The grader as another user: what holds where the grader is not root (a laptop, a JupyterHub, a cluster).
+"""The grader as another user, or as a root that may not make namespaces: what holds where (a laptop, a
+JupyterHub, a cluster; a container started with Docker's default capabilities).
 
 The suite runs as root (as CI and Gradescope do); these tests drop to a random unprivileged uid with
 `setpriv` and run the real grader as that user, over hostile files beside honest ones: the children then
 get a user namespace of their own (PID, mounts, network) and Landlock where the kernel allows them, and the
 grader keeps its cache only because no child can reach it. A second test contains a child with Landlock
 alone (as where user namespaces are refused: a container's seccomp profile, Ubuntu's AppArmor rule) and
-checks what it can still read, write and signal.
+checks what it can still read, write and signal. A third runs the grader as root without CAP_SYS_ADMIN
+(as in a container with Docker's default capabilities): no namespace, but a uid of its own and Landlock.
 """
 from __future__ import annotations
 
@@ -182,3 +184,31 @@ def test_landlock_alone_keeps_a_child_to_the_system_python_and_its_folder():
     if landlock.abi() >= 6:
         assert seen["signal the parent"] == "PermissionError", seen
     assert sys.version_info >= (3, 10)
+
+
+CONTAINER_FILES = ("honest_a.py", "steal_td_loss_import_mistakes.py", "steal_td_loss_read_checkout.py",
+                   "leak_td_loss_environ.py", "escape_td_loss_setsid_survivor.py", "escape_td_loss_fork_chain.py",
+                   "escape_td_loss_fork_server.py", "grader_td_loss_kill_parent.py")
+
+
+def test_a_root_without_cap_sys_admin_still_contains_every_attack():
+    """Docker's default capabilities: root with CAP_SETUID but no CAP_SYS_ADMIN. The children make no
+    namespace, run as a uid of their own under Landlock; what they start is killed by that uid."""
+    from autograder.run import landlock
+
+    if landlock.abi() < 1:
+        pytest.skip("without Landlock (or CAP_SYS_ADMIN) a child sees the machine's world-readable files")
+    base, token = new_run_folder("no-sys-admin")
+    try:
+        copy_submissions(list(CONTAINER_FILES), base / "submissions", token)
+        run = grade_folder(base / "submissions", base, token, "--assignment", ASSIGNMENT, *LIMITS,
+                           wrapper=("setpriv", "--bounding-set=-sys_admin"), open_python=True)
+        found = results(run)
+        assert found["honest_a.py"]["score"] == 10.0, found["honest_a.py"]
+        for name in CONTAINER_FILES[1:]:
+            item = exercise(found[name], "td_loss")
+            assert item["status"] != "passed", (name, item["feedback"])
+        assert not run.leaked and not run.files_left, (run.leaked[:5], run.files_left)
+        assert b"the reference cache and the kept grades are off" not in run.stderr
+    finally:
+        shutil.rmtree(base, ignore_errors=True)

@@ -109,6 +109,7 @@ ASSIGNMENT = __ASSIGNMENT_JSON__
 EXERCISES = __EXERCISES_JSON__  # [id, points] of each exercise, for the fallback result
 VISIBILITY = __VISIBILITY_JSON__
 TIMEOUT = __TIMEOUT__  # seconds for the grader; keep Gradescope's own timeout longer
+SEED = __SEED_PYTHON__  # the course's secret seed of the hidden cases (None: drawn per run); students never see it
 
 
 def main() -> int:
@@ -120,6 +121,8 @@ def main() -> int:
         results.unlink()  # a stale file must not pass for this run's result
     source = root / "source"
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", TF_ENABLE_ONEDNN_OPTS="0", PYTHONWARNINGS="ignore")
+    if SEED is not None:
+        env.setdefault("AUTOGRADER_SEED", str(SEED))
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(source), os.environ.get("PYTHONPATH", "")) if p)
     command = [sys.executable, "-m", "autograder.frontends.gradescope_bundle", "--root", str(root),
                "--assignment", ASSIGNMENT, "--visibility", VISIBILITY]
@@ -184,7 +187,7 @@ if __name__ == "__main__":
 
 
 def build_bundle(assignment_id: str, output: Path, solutions: Path | None = None, visibility: str = "visible",
-                 timeout: int = DEFAULT_TIMEOUT) -> list[str]:
+                 timeout: int = DEFAULT_TIMEOUT, seed: int | None = None) -> list[str]:
     """Write the zip; return the names of its entries."""
     assignment = assignment_by_id(assignment_id)
     if visibility not in VISIBILITIES:
@@ -204,6 +207,7 @@ def build_bundle(assignment_id: str, output: Path, solutions: Path | None = None
         "__EXERCISES_JSON__": json.dumps([[e.id, e.points] for e in assignment.exercises]),
         "__VISIBILITY_JSON__": json.dumps(visibility),
         "__TIMEOUT__": str(int(timeout)),
+        "__SEED_PYTHON__": repr(None if seed is None else int(seed)),  # Python, not JSON: None or an int
         "__ASSIGNMENT__": assignment_id,
     }
     entries: list[tuple[str, bytes, int]] = [
@@ -242,7 +246,7 @@ def bundle_command(args) -> int:
     output = Path(args.output or f"gradescope-{args.assignment}.zip")
     try:
         names = build_bundle(args.assignment, output, Path(args.solutions) if args.solutions else None,
-                             args.visibility, args.timeout)
+                             args.visibility, args.timeout, getattr(args, "seed", None))
     except BundleError as error:
         print(f"autograder: error: {error}", file=sys.stderr)
         return 2

@@ -60,7 +60,7 @@ def contain(workdir: str, settings: Containment) -> list[str]:
     _environment(workdir)
     applied.append("clean environment")
     tempfile.tempdir = None  # forget the grader's TMPDIR: the student's tempfile calls use the child's folder
-    as_root = namespaces.capable()
+    as_root = namespaces.can_become()  # root that may give the child a uid of its own (namespaces or not)
     got = namespaces.enter(settings.network)
     if got["pid"]:
         namespaces.split()
@@ -182,9 +182,9 @@ def package_files() -> list[str]:
 
 def children_files_private() -> bool:
     """Can this machine give a child (as the parent would start it) no access to the grader's own files?
-    Root: a uid of its own; otherwise Landlock, or an unprivileged user namespace (tried in a short-lived
-    process). Where neither exists, a child can read and write everything the grader can."""
-    if namespaces.capable() or landlock.abi() >= 1:
+    Root that may change uids: a uid of its own; otherwise Landlock, or an unprivileged user namespace (tried
+    in a short-lived process). Where neither exists, a child can read and write everything the grader can."""
+    if namespaces.can_become() or landlock.abi() >= 1:
         return True
     return _user_namespaces_work()
 

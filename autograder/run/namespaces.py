@@ -35,9 +35,14 @@ MS_REC, MS_PRIVATE = 0x4000, 1 << 18
 
 
 def enter(network: bool) -> dict[str, bool]:
-    """Unshare what the kernel allows; say which: user (a user namespace of its own), mounts, pid, network."""
+    """Unshare what the kernel allows; say which: user (a user namespace of its own), mounts, pid, network.
+
+    A root that may change uids but not make namespaces (a container without CAP_SYS_ADMIN) makes none: a
+    user namespace would map only root, and the child is better off with a uid of its own (plus Landlock)."""
     got = {"user": False, "mounts": False, "pid": False, "network": False}
     if not capable():
+        if can_become():
+            return got
         uid, gid = os.getuid(), os.getgid()
         if not unshare(CLONE_NEWUSER):
             return got
@@ -61,19 +66,26 @@ def enter(network: bool) -> dict[str, bool]:
 CAP_SETGID, CAP_SETUID, CAP_SYS_ADMIN = 6, 7, 21
 
 
-def capable() -> bool:
-    """Root with the capabilities containment uses: mounts and namespaces (CAP_SYS_ADMIN), another uid
-    (CAP_SETUID, CAP_SETGID). A root without them (a container started with fewer capabilities) is treated
-    as any other user: a user namespace of its own where the kernel allows it."""
-    if os.geteuid() != 0:
-        return False
+def _effective() -> int:
     try:
         with open("/proc/self/status") as status:
-            effective = next(int(line.split()[1], 16) for line in status if line.startswith("CapEff:"))
+            return next(int(line.split()[1], 16) for line in status if line.startswith("CapEff:"))
     except (OSError, ValueError, StopIteration):
-        return False
+        return 0
+
+
+def capable() -> bool:
+    """Root with the capabilities containment uses: mounts and namespaces (CAP_SYS_ADMIN), another uid
+    (CAP_SETUID, CAP_SETGID). A root without CAP_SYS_ADMIN (a container started with Docker's default
+    capabilities) still gives a child a uid of its own (``can_become``), but makes no namespace."""
     wanted = (1 << CAP_SYS_ADMIN) | (1 << CAP_SETUID) | (1 << CAP_SETGID)
-    return effective & wanted == wanted
+    return os.geteuid() == 0 and _effective() & wanted == wanted
+
+
+def can_become() -> bool:
+    """Root that may give a child another uid (CAP_SETUID, CAP_SETGID), with or without CAP_SYS_ADMIN."""
+    wanted = (1 << CAP_SETUID) | (1 << CAP_SETGID)
+    return os.geteuid() == 0 and _effective() & wanted == wanted
 
 
 def _map_user(uid: int, gid: int) -> bool:

@@ -17,7 +17,7 @@ from autograder.model.outcomes import RunRecord, RunStatus, TaskOutcome
 from autograder.run import wire
 from autograder.run.container import describe_limit, memory_limit, oom_kills
 from autograder.run.forkserver import Child, ForkServer
-from autograder.run.namespaces import capable
+from autograder.run.namespaces import can_become
 from autograder.run.isolation import CONTAINMENT_FAILED
 from autograder.run.processes import (descendants, kill_everything_of, memory_bytes, processes_of, sandbox_uid,
                                       scratch_bytes, signal_name)
@@ -69,7 +69,7 @@ class SubmissionRun:
     # ---------------------------------------------------------------- lifecycle
     def start(self, server: ForkServer, slot: int = 0) -> None:
         self.slot = slot
-        self.uid = sandbox_uid(slot) if capable() else None
+        self.uid = sandbox_uid(slot) if can_become() else None
         self.workdir = tempfile.mkdtemp(prefix="autograder-")
         job = replace(self.job, start=self.next_start, skip_cells=frozenset(self.skip_cells),
                       containment=replace(self.job.containment, uid=self.uid), workdir=self.workdir)
