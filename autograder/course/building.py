@@ -33,8 +33,9 @@ def case(id: str, description: str, dtype: str = "float32", tags: tuple[str, ...
 
 
 # `name = 0.7` in a description: a hidden case's input value (x, gp_weight, max_norm, gamma, lam...). A formula
-# (`f(v) = 4 v + 1`) and a list of the fixed edge values the contract names (`x = 100, 1000, ...`) stay.
-_VALUE = re.compile(r"\b([A-Za-z_]\w*) = -?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?=,\s*[^\d\s.-]|\)|$|\s+[a-z]{2,})")
+# (`f(v) = 4 v + 1`, `(linear: H v = 0)`) and a list of the fixed edge values the contract names
+# (`x = 100, 1000, ...`) stay.
+_VALUE = re.compile(r"\b([A-Za-z_]\w*) = -?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?=,\s*[^\d\s.-]|$|\s+[a-z]{2,})")
 
 
 def without_values(description: str) -> str:
