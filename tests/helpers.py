@@ -385,3 +385,13 @@ def entries_verify(cache: Path) -> list[str]:
         if not hmac.compare_digest(mac, b"hmac-sha256:" + hmac.new(key, data, hashlib.sha256).hexdigest().encode()):
             bad.append(path.name)
     return bad
+
+
+def keyed_entry(cache: Path, data: bytes) -> bytes:
+    """A cache entry as the grader writes it: its HMAC under the cache folder's key, then the data (a test that
+    edits an entry on purpose re-signs it with this; anyone without the key cannot)."""
+    import hashlib
+    import hmac
+
+    key = (cache / "key").read_bytes()
+    return b"hmac-sha256:" + hmac.new(key, data, hashlib.sha256).hexdigest().encode() + b"\n" + data

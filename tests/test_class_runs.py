@@ -2,7 +2,6 @@
 and with copies of one program graded once, gives the same results."""
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 import sys
@@ -11,7 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from helpers import ROOT, grade_json, quiet_env, run_autograder
+from helpers import ROOT, grade_json, keyed_entry, quiet_env, run_autograder
 
 pytestmark = pytest.mark.slow
 ARGS = ("--assignment", "custom_gradients", "--seed", "21")
@@ -89,15 +88,16 @@ def test_cached_reference_outcomes_give_the_results_of_a_run_without_the_cache(c
     off = grade_with(str(class_folder), *ARGS, "--jobs", "2", cache="off")
     assert off.returncode == 0, off.stderr
     assert json.loads(first.stdout) == json.loads(second.stdout) == json.loads(off.stdout) == one_job
-    assert sorted(p.name for p in folder.iterdir()) == [entry.name, "results"]  # and the kept grades
+    assert sorted(p.name for p in folder.iterdir()) == ["key", entry.name, "results"]  # the kept grades, the key
 
     def rewrite(change, sign: bool = True) -> None:
-        """Change the entry's data; with ``sign``, also its digest (else the digest no longer matches)."""
+        """Change the entry's data; with ``sign``, also its MAC, under the cache's key (else it no longer
+        matches: as for anyone, a child included, who cannot read the key)."""
         digest, _, text = entry.read_bytes().partition(b"\n")
         data = json.loads(text)
         change(data)
         text = json.dumps(data).encode()
-        entry.write_bytes((hashlib.sha256(text).hexdigest().encode() if sign else digest) + b"\n" + text)
+        entry.write_bytes(keyed_entry(folder, text) if sign else digest + b"\n" + text)
 
     def swap_value_and_gradient(data):  # the reference's first log1pexp case: same shapes, other numbers
         outputs = data["record"]["outcomes"]["0"]["outputs"]

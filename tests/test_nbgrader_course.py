@@ -11,7 +11,6 @@ student-facing output may show a hidden case.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -30,7 +29,7 @@ from autograder.course import assignment_by_id
 from autograder.load.program import program_digest
 from autograder.load.cells import read_submission
 from autograder.config import Limits
-from helpers import ASSIGNMENT_IDS, ROOT, grade_json, quiet_env
+from helpers import ASSIGNMENT_IDS, ROOT, grade_json, keyed_entry, quiet_env
 
 pytestmark = pytest.mark.slow
 SEED = 20261129
@@ -69,7 +68,7 @@ def course(tmp_path_factory) -> Path:
     for entry in (cache_of(course) / "results").glob("result-*.json"):
         data = json.loads(entry.read_bytes().partition(b"\n")[2])
         text = json.dumps({**data, "seconds": MARK}).encode()
-        entry.write_bytes(hashlib.sha256(text).hexdigest().encode() + b"\n" + text)  # still a valid entry
+        entry.write_bytes(keyed_entry(cache_of(course), text))  # still a valid entry (signed with the cache's key)
         os.utime(entry, (LONG_AGO, LONG_AGO))
     for assignment in ASSIGNMENT_IDS:
         nbgrader(course, "autograde", assignment, "--force")

@@ -113,8 +113,30 @@ def _redirect_output(workdir: str) -> None:
     os.close(devnull)
 
 
+def _notebook_api() -> None:
+    """The kit's notebook API, as the cells of a `.py` export call it, doing nothing here: the grader grades.
+
+    The real modules (``autograder.selfcheck``, ``autograder.graded_cell``) are not in a child's view of the
+    kit (they import the judge and the stored answers), so the cells would otherwise raise ImportError."""
+    import types
+
+    class SelfCheckFailed(AssertionError):
+        pass
+
+    class GradingUnavailable(RuntimeError):
+        pass
+
+    for name, function, error in (("autograder.selfcheck", "check", SelfCheckFailed),
+                                  ("autograder.graded_cell", "grade_exercise", GradingUnavailable)):
+        module = types.ModuleType(name, "The notebook's API inside the grader's child: it does nothing.")
+        setattr(module, function, lambda *args, **kwargs: None)
+        setattr(module, error.__name__, error)
+        sys.modules[name] = module
+
+
 def _load(job: ChildJob, send) -> dict:
     """Run the submission's cells in order; a failing cell is recorded and the next ones still run."""
+    _notebook_api()
     namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins, "display": _display}
     errors = []
     for index, code, filename in job.cells:
