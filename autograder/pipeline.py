@@ -26,7 +26,7 @@ from autograder.judge.evaluate import ExerciseEvidence, evaluate_exercise, unrea
 from autograder.load.cells import SubmissionSource, read_submission
 from autograder.load.discover import Found, detect_assignment, student_name
 from autograder.load.program import cells_for_child, program_digest
-from autograder.model.course import Assignment, Case
+from autograder.model.course import ADVISORY, Assignment, Case
 from autograder.model.outcomes import RunRecord, RunStatus, TaskOutcome
 from autograder.model.results import ExerciseResult, SubmissionResult
 from autograder.run.forkserver import ForkServerError
@@ -115,11 +115,12 @@ def student_tasks(assignment: Assignment, cases: dict[str, list]) -> list[Task]:
 
 
 def reference_tasks(assignment: Assignment, cases: dict[str, list]) -> list[Task]:
+    """The reference on every case; each mistake model on the cases that can name it (never advisory ones)."""
     tasks = student_tasks(assignment, cases)
     for exercise in assignment.exercises:
         for k, mistake in enumerate(exercise.mistakes):
-            tasks += [Task(exercise.id, index, f"mistake:{k}")
-                      for index, case in enumerate(cases[exercise.id]) if mistake.cases(case)]
+            tasks += [Task(exercise.id, index, f"mistake:{k}") for index, case in enumerate(cases[exercise.id])
+                      if mistake.cases(case) and case.kind != ADVISORY]
     return tasks
 
 
@@ -138,6 +139,18 @@ def _case_limit(own: float, limits: Limits, reference: bool) -> float:
     if reference:
         return own * 3  # the reference must never be the one that times out
     return min(own, limits.case_seconds) if limits.case_seconds else own
+
+
+def reference_outcomes(assignment_id: str, seed: int, solutions: Path | None = None) -> Reference:
+    """The reference's and every mistake model's outcomes on all the cases of a seed, run apart (for the tests
+    and tools that study the cases themselves; grading uses the cache)."""
+    run = GradingRun(Settings(seed=seed, solutions=solutions, cache=None))
+    assignment = assignment_by_id(assignment_id)
+    cases = {e.id: e.cases(seed) for e in assignment.exercises}
+    reference = Reference(assignment, cases, reference_tasks(assignment, cases))
+    (finished,) = list(run_all([run._reference_run(reference)], jobs=1))
+    reference.record = finished.record
+    return reference
 
 
 def grade(found: Iterable[Found], settings: Settings,
