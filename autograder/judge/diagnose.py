@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 _PFOR_ERROR = re.compile(r"pfor|vectoriz", re.IGNORECASE)
 _PERSISTENT_ERROR = re.compile(r"non-persistent|persistent=True", re.IGNORECASE)
+_RANK_ERROR = re.compile(r"rank >= 2|must be rank 2|must be at least rank|have rank 2|Expected rank 2", re.IGNORECASE)
 # What TensorFlow and Python say when an operation meets a None where a tensor should be (a gradient that
 # did not flow): "Attempt to convert a value (None)", "None values not supported", "'NoneType' object ..."
 _NONE_ERROR = re.compile(r"\(None\)|None values|NoneType|\bNone\b is not|got None|of None")
@@ -90,6 +91,12 @@ def errors_with_a_cause(d: Diagnosis) -> None:
               and d.student(v) is not None and d.student(v).error]
     if any(_PERSISTENT_ERROR.search(e.message) for e in errors):
         d.name("non-persistent-tape", where=d.located("non-persistent-tape"))
+    rank = next((e for e in errors if _RANK_ERROR.search(e.message)), None)
+    if rank is not None and d.located("summed-gradient"):  # a vector where a matrix must be: a summed Hessian
+        d.name("summed-gradient", where=d.located("summed-gradient"),
+               text=(f"{describe('summed-gradient').what}; the {rank.type} your code raises "
+                     f"(\"{headline(rank)[:160]}\") is its consequence: a vector reached an operation that "
+                     "needs a matrix"))
     pfor_failures = [v for v in d.failing if v.case.has("pfor")]
     if pfor_failures and all(v.kind == Verdict.ERROR for v in pfor_failures) and any(
             _PFOR_ERROR.search(d.student(v).error.message) for v in pfor_failures if d.student(v).error) \
