@@ -9,7 +9,7 @@ cases, which the wheel carries (``autograder/public_cases/*.json``).
 
 Grading needs them: the grader runs from a checkout (``pip install -e .``: an editable install reads the
 package from the checkout itself) or from the Gradescope bundle (its source folder comes first on the path).
-A grader without them says so before grading (``config.missing_mistake_models``).
+A grader without them says so before grading (``config.require_mistake_models``).
 """
 import shutil
 from pathlib import Path

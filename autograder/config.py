@@ -113,12 +113,12 @@ def find_solutions(given: Path | None = None) -> Path:
                      "to the course's solutions/ directory")
 
 
-def missing_mistake_models() -> list[str]:
-    """The assignments whose trusted mistake models are not installed: the students' wheel carries none
-    (setup.py), so a grader installed from it cannot grade."""
-    course = KIT_ROOT / "autograder" / "course"
-    return sorted(folder.name for folder in course.iterdir()
-                  if (folder / "__init__.py").is_file() and not (folder / "mistakes.py").is_file())
+def require_mistake_models(assignment_id: str) -> None:
+    """SetupError when the assignment's trusted mistake models are not installed: the students' wheel carries
+    none (setup.py), so a grader installed from it cannot grade."""
+    if not (KIT_ROOT / "autograder" / "course" / assignment_id / "mistakes.py").is_file():
+        raise SetupError("this installation of the kit is the students' wheel: it carries no mistake models, so it "
+                         "cannot grade; grade from the course's checkout (pip install -e .)")
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Callable, Iterable
 
-from autograder.config import REFERENCE_LIMITS, Limits, SetupError, Settings, find_solutions, missing_mistake_models
+from autograder.config import REFERENCE_LIMITS, Limits, SetupError, Settings, find_solutions, require_mistake_models
 from autograder.course import ASSIGNMENT_IDS, assignment_by_id
 from autograder.judge.static import analyze
 from autograder.judge.evaluate import ExerciseEvidence, evaluate_exercise, unreadable_result
@@ -27,7 +27,7 @@ from autograder.load.cells import SubmissionSource, read_submission
 from autograder.load.discover import Found, detect_assignment, student_name
 from autograder.load.program import cells_for_child, program_digest
 from autograder.load.reading import read_bytes
-from autograder.model.course import Assignment, Case
+from autograder.model.course import ADVISORY, Assignment, Case
 from autograder.model.outcomes import RunRecord, RunStatus, TaskOutcome
 from autograder.model.results import ExerciseResult, SubmissionResult
 from autograder.run.forkserver import ForkServerError
@@ -116,19 +116,19 @@ def student_tasks(assignment: Assignment, cases: dict[str, list]) -> list[Task]:
 
 
 def reference_tasks(assignment: Assignment, cases: dict[str, list]) -> list[Task]:
+    """The reference on every case; each mistake model on the cases that can name it (never advisory ones)."""
     tasks = student_tasks(assignment, cases)
     for exercise in assignment.exercises:
         for k, mistake in enumerate(exercise.mistakes):
-            tasks += [Task(exercise.id, index, f"mistake:{k}")
-                      for index, case in enumerate(cases[exercise.id]) if mistake.cases(case)]
+            tasks += [Task(exercise.id, index, f"mistake:{k}") for index, case in enumerate(cases[exercise.id])
+                      if mistake.cases(case) and case.kind != ADVISORY]
     return tasks
 
 
 def child_run(key, source: SubmissionSource, assignment: Assignment, cases, tasks, limits: Limits,
               reference: bool = False, hidden: tuple[str, ...] = (), seed: int | None = None,
               private_files: bool = False) -> SubmissionRun:
-    """A run of ``tasks`` in contained children; with ``seed``, the children draw ``cases`` themselves;
-    ``private_files``: a child that cannot keep the grader's files (the cache) out of reach must not run."""
+    """A run of ``tasks`` in contained children; with ``seed``, the children draw ``cases`` themselves."""
     containment = Containment(memory_bytes=limits.memory_bytes, hidden=hidden, private_files=private_files,
                               cpu_seconds=int(limits.submission_seconds * 2) + 30)
     job = ChildJob(assignment=assignment.id, cells=cells_for_child(source, only_reference_cells=reference),
@@ -141,6 +141,18 @@ def _case_limit(own: float, limits: Limits, reference: bool) -> float:
     if reference:
         return own * 3  # the reference must never be the one that times out
     return min(own, limits.case_seconds) if limits.case_seconds else own
+
+
+def reference_outcomes(assignment_id: str, seed: int, solutions: Path | None = None) -> Reference:
+    """The reference's and every mistake model's outcomes on all the cases of a seed, run apart (for the tests
+    and tools that study the cases themselves; grading uses the cache)."""
+    run = GradingRun(Settings(seed=seed, solutions=solutions, cache=None))
+    assignment = assignment_by_id(assignment_id)
+    cases = {e.id: e.cases(seed) for e in assignment.exercises}
+    reference = Reference(assignment, cases, reference_tasks(assignment, cases))
+    (finished,) = list(run_all([run._reference_run(reference)], jobs=1))
+    reference.record = finished.record
+    return reference
 
 
 def grade(found: Iterable[Found], settings: Settings,
@@ -244,9 +256,7 @@ class GradingRun:
         return find_solutions(self.settings.solutions) / assignment_id / f"{assignment_id}.ipynb"
 
     def _reference_run(self, reference: Reference) -> SubmissionRun:
-        if reference.assignment.id in missing_mistake_models():
-            raise SetupError("this installation of the kit is the students' wheel: it carries no mistake models, so "
-                             "it cannot grade; grade from the course's checkout (pip install -e .)")
+        require_mistake_models(reference.assignment.id)
         notebook = self._solution(reference.assignment.id)
         source = read_submission(notebook)
         if source.problem:

@@ -163,3 +163,39 @@ def test_feedback_shows_two_failing_cases_and_counts_the_rest_hidden_ones_withou
     result = judge(exercise(), cases, [ok(5.0, 3.0)] * 4, [RIGHT] * 4)
     assert [c.case_id for c in result.cases] == ["c0", "c1"] and result.more_failing == 2
     assert "5" in result.cases[0].message and "obtained" not in result.cases[1].message
+
+
+def test_an_error_that_a_none_raised_further_on_is_named_at_its_cause():
+    unwatched = Finding("unwatched-tensor", "`tape.gradient(...)` on line 2 differentiates with respect to `y`, which "
+                        "`tape` never watches", 5, 2, "g = tape.gradient(s, y)")
+    none = raised("ValueError", "Attempt to convert a value (None) with an unsupported type (<class 'NoneType'>)")
+    result = judge(exercise(), [case("a"), case("b")], [none, none], [RIGHT, RIGHT], static=report(unwatched))
+    assert result.pitfalls == ["unwatched-tensor"] and result.status == Status.ERROR
+    text = result.explanations[0].text
+    assert "is its consequence" in text and "Attempt to convert a value (None)" in text
+    assert result.explanations[0].where.line == 2
+    other = raised("ValueError", "Shapes (2,) and (3,) are incompatible")
+    assert judge(exercise(), [case("a")], [other], [RIGHT], static=report(unwatched)).pitfalls == []
+
+
+def test_advice_costs_nothing_and_comes_once_the_graded_cases_pass():
+    from autograder.model.course import ADVISORY
+
+    beyond = Case("f64", "a float64 x", {"x": np.array(1.0)}, dtype="float64", kind=ADVISORY,
+                  advice="your f does not keep float64")
+    result = judge(exercise(), [case("a"), beyond], [RIGHT, raised("TypeError", "float32 expected")], [RIGHT, RIGHT])
+    assert (result.status, result.score, result.pitfalls, result.cases_total) == (Status.PASSED, 2.0, [], 1)
+    assert [(a.case_id, a.text, a.happened) for a in result.advice] == [
+        ("f64", "your f does not keep float64", "raised TypeError: float32 expected")]
+    wrong = judge(exercise(), [case("a"), beyond], [ok(9.0, 3.0), raised("TypeError", "x")], [RIGHT, RIGHT])
+    assert wrong.advice == [] and wrong.cases_total == 1
+
+
+def test_an_errors_headline_is_what_went_wrong():
+    from autograder.judge.cases import headline
+
+    traced = ErrorInfo("ValueError", 'in user code:\n\n    File "<cell 3>", line 5, in f  *\n        return '
+                       "tf.reshape(y, [3])\n\n    ValueError: Cannot reshape a tensor with 2 elements to shape [3]\n")
+    assert headline(traced) == "Cannot reshape a tensor with 2 elements to shape [3]"
+    assert "output limit" in headline(ErrorInfo("OSError", "[Errno 27] File too large"))
+    assert headline(ErrorInfo("KeyError", "'x'\nmore")) == "'x'"

@@ -105,10 +105,11 @@ def nbgrader_validate(notebook: Path, cwd: Path, *options: str, **env: str) -> s
 
 
 def test_run_all_shows_a_failing_check_and_nbgrader_validate_still_reports_it(tmp_path):
-    """A wrong answer (dev's plain tf.round, no gradient): Run All shows the check's feedback and goes on; nbgrader's
-    own validate reports the failure, with the check's words on a student's machine (--validate-all: only then does
-    nbgrader look at cells that are not graded) and through the graded cell where the course's solutions are (the
-    default; dev's log1pexp, which passes its public check, fails there too)."""
+    """Wrong answers (dev's plain tf.round, no gradient; dev's log1pexp ignores the upstream gradient): Run All shows
+    the checks' feedback and goes on; nbgrader's own validate reports the failures, with the checks' words on a
+    student's machine (--validate-all: only then does nbgrader look at cells that are not graded) and through the
+    graded cells where the course's solutions are (the default). Both mistakes show in the public checks, as every
+    mistake a hidden case tells does (tests/test_public_coverage.py)."""
     student = tmp_path / "student"
     student.mkdir()
     source = ROOT / "examples" / "submitted" / "dev" / "custom_gradients" / "custom_gradients.ipynb"
@@ -124,10 +125,11 @@ def test_run_all_shows_a_failing_check_and_nbgrader_validate_still_reports_it(tm
     assert all(cell.get("execution_count") for cell in notebook.cells if cell.cell_type == "code"), "Run All stopped"
 
     report = nbgrader_validate(student / source.name, student, "--Validator.validate_all=True", **on_a_students_machine)
-    assert "VALIDATION FAILED ON 1 CELL(S)!" in report, report[-3000:]
+    assert "VALIDATION FAILED ON 2 CELL(S)!" in report, report[-3000:]
     failed = report[report.index("The following cell failed:"):]
-    assert 'check("straight_through_round")' in failed
+    assert 'check("straight_through_round")' in failed and 'check("log1pexp")' in failed
     assert "SelfCheckFailed: straight_through_round: public checks failed [no-gradient]" in failed
+    assert "SelfCheckFailed: log1pexp: public checks failed [ignores-upstream]" in failed
 
     report = nbgrader_validate(student / source.name, ROOT)  # the course's nbgrader_config.py, its solutions
     assert "VALIDATION FAILED ON 2 CELL(S)!" in report, report[-3000:]

@@ -8,7 +8,7 @@ def test_the_grader_knows_exactly_the_contract_pitfalls():
     contract = {  # ../shared/CURRICULUM.md, "Pitfall ids"
         "tape-outside-context", "unwatched-tensor", "gradient-cut", "non-persistent-tape", "unstable-gradient",
         "unstable-value", "ignores-upstream", "no-custom-gradient", "missing-stop-gradient", "clips-value",
-        "no-gradient", "not-recomputed", "wrong-norm-axis", "full-jacobian", "transposed", "summed-gradient",
+        "no-gradient", "not-recomputed", "swapped-interpolation", "wrong-norm-axis", "full-jacobian", "transposed", "summed-gradient",
         "pfor-unsupported", "materialized-hessian", "materialized-jacobian", "not-implemented", "wrong-value",
     }
     assert set(PITFALLS) == contract

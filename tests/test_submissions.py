@@ -7,6 +7,8 @@ others). One real `autograder grade` run per assignment (seed 11), then one test
 """
 from __future__ import annotations
 
+import re
+
 import pytest
 import yaml
 
@@ -84,7 +86,8 @@ def test_every_pitfall_of_the_catalogue_is_proven_by_a_wrong_submission():
 def test_a_materialised_hessian_is_caught_at_scale_only(graded):
     feedback = exercise(graded["higher_order"]["bad_hessian_vector_product_materialized-hessian.py"],
                         "hessian_vector_product")["feedback"]
-    assert "100000" in feedback and "10 of 11 cases passed" in feedback, feedback
+    passed, total = map(int, re.match(r"(\d+) of (\d+) cases passed", feedback).groups())
+    assert "100000" in feedback and passed == total - 1, feedback
 
 
 def test_tape_outside_context_says_where(graded):

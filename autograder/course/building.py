@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from autograder.model.course import Case
+from autograder.model.course import ADVISORY, DIAGNOSTIC, Case
 
 NP_DTYPES = {"float32": np.float32, "float64": np.float64}
 
@@ -23,13 +23,26 @@ def kind(variable: bool) -> str:
     return "Variable" if variable else "Tensor"
 
 
-def case(id: str, description: str, dtype: str = "float32", tags: tuple[str, ...] = (), **kwargs) -> Case:
-    """A Case with tags given as a tuple, which reads better in the exercise tables."""
-    public = kwargs.pop("public", False)
-    weight = kwargs.pop("weight", 1.0)
-    time_limit = kwargs.pop("time_limit", 20.0)
-    return Case(id=id, description=description if public else without_values(description), args=kwargs.pop("args"),
-                dtype=dtype, weight=weight, time_limit=time_limit, tags=frozenset(tags), public=public)
+def case(id: str, description: str, dtype: str = "float32", tags: tuple[str, ...] = (), *, args,
+         public: bool = False, weight: float = 1.0, time_limit: float = 20.0, reason: str = "") -> Case:
+    """A graded Case (tags given as a tuple, which reads better in the exercise tables); ``reason``: the
+    contract's clause it rests on."""
+    return Case(id=id, description=description if public else without_values(description), args=args, dtype=dtype,
+                weight=weight, time_limit=time_limit, tags=frozenset(tags), public=public, reason=reason)
+
+
+def diagnostic(id: str, description: str, dtype: str = "float32", tags: tuple[str, ...] = (), *, args,
+               tells: str, time_limit: float = 20.0) -> Case:
+    """A case beyond the contract's line that costs nothing: it tells two mistakes apart (``tells``)."""
+    return Case(id=id, description=without_values(description), args=args, dtype=dtype, time_limit=time_limit,
+                tags=frozenset(tags), kind=DIAGNOSTIC, reason=tells)
+
+
+def advisory(id: str, description: str, dtype: str = "float32", tags: tuple[str, ...] = (), *, args,
+             advice: str, time_limit: float = 20.0) -> Case:
+    """A case beyond the contract's line that costs nothing: when it fails, the student reads ``advice``."""
+    return Case(id=id, description=without_values(description), args=args, dtype=dtype, time_limit=time_limit,
+                tags=frozenset(tags), kind=ADVISORY, advice=advice)
 
 
 # `name = 0.7` in a description: a hidden case's input value (x, gp_weight, max_norm, gamma, lam...). A formula

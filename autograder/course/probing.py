@@ -22,7 +22,13 @@ def tensor(values: Any, variable: bool = False):
 
 
 def require_tensor(value: Any, what: str, like=None):
-    """The value as a tf.Tensor, or a ContractError that says what came back instead."""
+    """The value as a tf.Tensor, or a ContractError that says what came back instead.
+
+    A NumPy array, a Python number, or a list or tuple of numbers or tensors is taken as the tensor it
+    converts to (real code returns those): its dtype is compared where the contract asks for one (an
+    ``Output`` with ``check_dtype``), not here. ``like`` is the input whose dtype a float result keeps when it
+    is a plain Python number or list (which TensorFlow would make float32).
+    """
     import tensorflow as tf
 
     if isinstance(value, tuple) and len(value) == 2 and callable(value[1]):
@@ -31,13 +37,24 @@ def require_tensor(value: Any, what: str, like=None):
             "function returns, but is not decorated with @tf.custom_gradient")
     if value is None:
         raise ContractError(f"{what} is None")
-    if not isinstance(value, (tf.Tensor, tf.Variable, np.ndarray, float, int, np.floating)):
+    if isinstance(value, (list, tuple)):
+        try:
+            dtype = like.dtype if like is not None and not _holds_tensors(value) else None
+            return tf.convert_to_tensor(value, dtype=dtype)
+        except (TypeError, ValueError) as error:
+            raise ContractError(f"{what} is a {type(value).__name__} that does not convert to one tensor "
+                                f"({str(error).splitlines()[0][:200]}): return a tf.Tensor") from None
+    if not isinstance(value, (tf.Tensor, tf.Variable, np.ndarray, float, int, np.floating, np.integer)):
         raise ContractError(f"{what} is a {type(value).__name__}, expected a tf.Tensor")
-    result = tf.convert_to_tensor(value)
-    if like is not None and result.dtype != like.dtype:
-        raise ContractError(f"{what} has dtype {result.dtype.name} for a {like.dtype.name} input: "
-                            "keep the input's dtype (do not hard-code tf.float32)")
-    return result
+    return tf.convert_to_tensor(value)
+
+
+def _holds_tensors(value) -> bool:
+    """Whether a list or tuple holds tensors or arrays anywhere (their own dtype then decides)."""
+    import tensorflow as tf
+
+    return any(isinstance(item, (tf.Tensor, tf.Variable, np.ndarray)) or
+               (isinstance(item, (list, tuple)) and _holds_tensors(item)) for item in value)
 
 
 def require_scalar(value, what: str, like=None, allow_none: bool = False):

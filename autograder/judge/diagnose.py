@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from autograder.judge.cases import STOPPED, CaseVerdict, Verdict
+from autograder.judge.cases import STOPPED, CaseVerdict, Verdict, headline
 from autograder.judge.compare import compare, matches
 from autograder.judge.where import where_of
+from autograder.model.course import Case, Exercise
 from autograder.model.outcomes import RunStatus, TaskOutcome
 from autograder.model.pitfalls import describe
 from autograder.model.results import Explanation, Where
@@ -25,6 +26,10 @@ if TYPE_CHECKING:
 
 _PFOR_ERROR = re.compile(r"pfor|vectoriz", re.IGNORECASE)
 _PERSISTENT_ERROR = re.compile(r"non-persistent|persistent=True", re.IGNORECASE)
+_RANK_ERROR = re.compile(r"rank >= 2|must be rank 2|must be at least rank|have rank 2|Expected rank 2", re.IGNORECASE)
+# What TensorFlow and Python say when an operation meets a None where a tensor should be (a gradient that
+# did not flow): "Attempt to convert a value (None)", "None values not supported", "'NoneType' object ..."
+_NONE_ERROR = re.compile(r"\(None\)|None values|NoneType|\bNone\b is not|got None|of None")
 
 
 @dataclass
@@ -37,6 +42,7 @@ class Diagnosis:
     def __post_init__(self):
         self.found: dict[str, Explanation] = {}
         self.findings = list(getattr(self.evidence.static, "findings", ()))
+        self._positions = {case.id: n for n, case in enumerate(self.evidence.cases)}
 
     def name(self, pitfall: str, text: str | None = None, fix: str | None = None, where: Where | None = None) -> None:
         if pitfall not in self.found:
@@ -62,7 +68,8 @@ class Diagnosis:
         return [v for v in self.failing if v.kind == Verdict.WRONG]
 
     def index(self, verdict: CaseVerdict) -> int:
-        return self.verdicts.index(verdict)
+        """The verdict's case's position in the evidence (the verdicts may leave some cases out)."""
+        return self._positions[verdict.case.id]
 
     def student(self, verdict: CaseVerdict) -> TaskOutcome | None:
         return self.evidence.student[self.index(verdict)]
@@ -84,6 +91,12 @@ def errors_with_a_cause(d: Diagnosis) -> None:
               and d.student(v) is not None and d.student(v).error]
     if any(_PERSISTENT_ERROR.search(e.message) for e in errors):
         d.name("non-persistent-tape", where=d.located("non-persistent-tape"))
+    rank = next((e for e in errors if _RANK_ERROR.search(e.message)), None)
+    if rank is not None and d.located("summed-gradient"):  # a vector where a matrix must be: a summed Hessian
+        d.name("summed-gradient", where=d.located("summed-gradient"),
+               text=(f"{describe('summed-gradient').what}; the {rank.type} your code raises "
+                     f"(\"{headline(rank)[:160]}\") is its consequence: a vector reached an operation that "
+                     "needs a matrix"))
     pfor_failures = [v for v in d.failing if v.case.has("pfor")]
     if pfor_failures and all(v.kind == Verdict.ERROR for v in pfor_failures) and any(
             _PFOR_ERROR.search(d.student(v).error.message) for v in pfor_failures if d.student(v).error) \
@@ -138,13 +151,24 @@ def wrong_only_when_large(d: Diagnosis) -> None:
 
 
 def gradient_does_not_flow(d: Diagnosis) -> None:
-    """6. A None or zero gradient where one must flow, or a term silently missing: the source says where."""
-    if any(_has_none_gradient(d, v) or _has_zero_gradient(d, v) for v in d.wrong) and not (
-            d.found.keys() & {"unwatched-tensor", "no-gradient", "missing-stop-gradient"}):
-        if d.located("tape-outside-context"):
-            d.name("tape-outside-context", where=d.located("tape-outside-context"))
-        elif d.located("gradient-cut") and not _only_expected_stop_gradients(d):
-            d.name("gradient-cut", where=d.located("gradient-cut"))
+    """6. A None or zero gradient where one must flow, an error that a None raised further on, or a term
+    silently missing: the source says where, and which of the three causes it is."""
+    none_outputs = any(_has_none_gradient(d, v) or _has_zero_gradient(d, v) for v in d.wrong)
+    none_errors = [d.student(v).error for v in d.failing if v.kind == Verdict.ERROR and d.student(v) is not None
+                   and d.student(v).error is not None and _NONE_ERROR.search(d.student(v).error.message)]
+    if (none_outputs or none_errors) and not (d.found.keys() & {"unwatched-tensor", "no-gradient",
+                                                                 "missing-stop-gradient"}):
+        for pitfall in ("tape-outside-context", "unwatched-tensor", "gradient-cut"):
+            where = d.located(pitfall)
+            if where is None or (pitfall == "gradient-cut" and _only_expected_stop_gradients(d)):
+                continue
+            text = None
+            if none_errors and not none_outputs:  # the symptom is downstream: say it is the consequence
+                text = (f"{describe(pitfall).what}; the {none_errors[0].type} your code raises "
+                        f"(\"{headline(none_errors[0])[:160]}\") is its consequence: a gradient that is None "
+                        "reached an operation that needs a tensor")
+            d.name(pitfall, text=text, where=where)
+            break
     if d.wrong and d.located("tape-outside-context") and not d.found:
         d.name("tape-outside-context", where=d.located("tape-outside-context"))
 
@@ -211,23 +235,30 @@ def _has_zero_gradient(d: Diagnosis, verdict: CaseVerdict) -> bool:
 
 def _matches_mistake(d: Diagnosis, index: int, k: int) -> bool:
     """The student's outputs on case ``index`` are those of mistake model ``k``."""
-    return _agree(d, index, d.evidence.student[index], d.evidence.mistakes[k][index],
-                  d.evidence.exercise.mistakes[k].outputs)
+    exercise = d.evidence.exercise
+    return agree(exercise, d.evidence.cases[index], d.evidence.student[index], d.evidence.mistakes[k][index],
+                 exercise.mistakes[k].outputs)
 
 
 def _informative(d: Diagnosis, index: int, k: int) -> bool:
     """Mistake model ``k`` gives other numbers than the reference on case ``index``: the case can tell it."""
-    mistake = d.evidence.mistakes[k][index]
+    return tells_apart(d.evidence.exercise, d.evidence.cases[index], k, d.evidence.mistakes[k][index],
+                       d.evidence.reference[index])
+
+
+def tells_apart(exercise: Exercise, case: Case, k: int, mistake: TaskOutcome | None,
+                reference: TaskOutcome | None) -> bool:
+    """Whether ``case`` tells mistake model ``k`` from the reference: it ran, and its numbers differ."""
     return (mistake is not None and mistake.status == RunStatus.OK
-            and not _agree(d, index, mistake, d.evidence.reference[index], d.evidence.exercise.mistakes[k].outputs))
+            and not agree(exercise, case, mistake, reference, exercise.mistakes[k].outputs))
 
 
-def _agree(d: Diagnosis, index: int, first: TaskOutcome | None, second: TaskOutcome | None,
-           compared: tuple[str, ...] | None) -> bool:
+def agree(exercise: Exercise, case: Case, first: TaskOutcome | None, second: TaskOutcome | None,
+          compared: tuple[str, ...] | None) -> bool:
+    """Two outcomes give the same outputs (``compared`` ones, or all) within the case's tolerance."""
     if first is None or second is None or first.status != RunStatus.OK or second.status != RunStatus.OK:
         return False
-    exercise = d.evidence.exercise
-    rtol, atol = exercise.tolerance(d.evidence.cases[index])
+    rtol, atol = exercise.tolerance(case)
     for output in exercise.outputs:
         if compared is not None and output.name not in compared:
             continue

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from autograder.judge.cases import CaseVerdict, Verdict, describe_error, judge_case
 from autograder.judge.diagnose import diagnose
 from autograder.load.cells import SubmissionSource
-from autograder.model.course import Assignment, Case, Exercise
+from autograder.model.course import ADVISORY, Assignment, Case, Exercise
 from autograder.model.outcomes import ErrorInfo, TaskOutcome
-from autograder.model.results import CaseReport, ExerciseResult, Status, SubmissionResult
+from autograder.model.results import Advice, CaseReport, ExerciseResult, Status, SubmissionResult
 
 NO_CUSTOM_GRADIENT_CAP = 0.5  # share of the points kept when the numbers are right but the goal is missed
 MAX_CASE_MESSAGES = 2
@@ -50,12 +50,14 @@ def evaluate_exercise(evidence: ExerciseEvidence) -> ExerciseResult:
         return ExerciseResult(exercise.id, 0.0, exercise.points, Status.ERROR, [],
                               f"`{exercise.id}` is {evidence.defined}; define it with "
                               f"`def {exercise.id}({', '.join(exercise.params)}):`", cases_total=total)
-    verdicts = [judge_case(exercise, case, student, reference)
-                for case, student, reference in zip(evidence.cases, evidence.student, evidence.reference)]
+    every = [judge_case(exercise, case, student, reference)
+             for case, student, reference in zip(evidence.cases, evidence.student, evidence.reference)]
+    verdicts = [v for v in every if v.case.graded]  # only these earn (or cost) points
     total_weight = sum(v.case.weight for v in verdicts)
     passed_weight = sum(v.case.weight for v in verdicts if v.passed)
     score = exercise.points * passed_weight / total_weight if total_weight else 0.0
-    explanations = diagnose(evidence, verdicts)
+    # Diagnostic cases tell mistakes apart; advisory ones only give advice, never a pitfall.
+    explanations = diagnose(evidence, [v for v in every if v.case.kind != ADVISORY])
     pitfalls = [e.pitfall for e in explanations]
     if "no-custom-gradient" in pitfalls:
         score = min(score, exercise.points * NO_CUSTOM_GRADIENT_CAP)
@@ -78,6 +80,10 @@ def evaluate_exercise(evidence: ExerciseEvidence) -> ExerciseResult:
         result.notes.append(f"`{exercise.id}` takes ({', '.join(evidence.defined)}) but the exercise asks for "
                             f"`{exercise.id}({', '.join(exercise.params)})`.")
     result.cases, result.more_failing = _cases_shown(verdicts)
+    # Advice once the graded cases pass: before that, an advisory case mostly fails for the same mistake.
+    if all(v.passed for v in verdicts):
+        result.advice = [Advice(v.case.id, v.case.description, v.case.advice, v.message)
+                         for v in every if v.case.kind == ADVISORY and not v.passed and v.kind != Verdict.NOT_RUN]
     return result
 
 

@@ -37,21 +37,48 @@ class ContractError(Exception):
     """
 
 
+GRADED, DIAGNOSTIC, ADVISORY = "graded", "diagnostic", "advisory"
+CASE_KINDS = (GRADED, DIAGNOSTIC, ADVISORY)
+
+
 @dataclass(frozen=True)
 class Case:
-    """One input on which an implementation is run and compared with the reference."""
+    """One input on which an implementation is run and compared with the reference.
+
+    Its ``kind`` says what it may cost (../shared/CURRICULUM.md, "What earns points"): a **graded** case is
+    inside the exercise's contract line (its ``reason`` names the clause it rests on) and earns points; a
+    **diagnostic** case goes beyond the line only to tell two mistakes apart (the Variable twin of a Tensor
+    case) and costs nothing; an **advisory** case probes robustness beyond the line (another dtype, an f that
+    does not depend on x) and, when it fails, gives its ``advice``, never a lost point.
+    """
 
     id: str  # stable, short: "f64-variable-upstream"
-    description: str  # for people: "float64 Variable x of shape (3, 4), loss = sum(w * y)"
+    description: str  # for people: "float64 Variable x of shape (3, 4), loss = sum(w * y)"; no values if hidden
     args: Mapping[str, Any]  # plain data (numpy arrays, numbers, strings); the probe builds TF objects
     dtype: str = "float32"  # selects the tolerance
-    weight: float = 1.0  # share of the exercise's points
+    weight: float = 1.0  # share of the exercise's points (graded cases only)
     time_limit: float = 20.0  # seconds for this case, in the child
-    tags: frozenset[str] = frozenset()  # "large" (edge magnitudes), "scale" (n = 100,000), "pfor", "tensor", "variable", "upstream"
-    public: bool = False  # a case students also see in their notebook's checks
+    tags: frozenset[str] = frozenset()  # "large" (edge magnitudes), "scale" (n = 100,000), "pfor", "tensor", "variable", "upstream", "degenerate"
+    public: bool = False  # a case students also see in their notebook's checks (always graded)
+    kind: str = GRADED
+    reason: str = ""  # graded: the contract's clause; diagnostic: what it tells apart
+    advice: str = ""  # advisory: what to tell the student when it fails
 
     def has(self, tag: str) -> bool:
         return tag in self.tags
+
+    @property
+    def graded(self) -> bool:
+        return self.kind == GRADED
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What an exercise's contract line allows as graded input: dtypes, Variables, degenerate functions."""
+
+    dtypes: tuple[str, ...] = ("float32",)  # "Inputs are float32 unless a line says otherwise"
+    variables: bool = False  # "a tf.Tensor unless it names tf.Variable too"
+    degenerate: bool = False  # the contract names a degenerate f as graded here (a linear f in derivatives)
 
 
 @dataclass(frozen=True)
@@ -93,6 +120,7 @@ class Exercise:
     stop_gradient_expected: bool = False
     tolerances: Mapping[str, tuple[float, float]] = field(default_factory=lambda: dict(TOLERANCES))
     hints: Mapping[str, str] = field(default_factory=dict)  # pitfall id -> exercise-specific fix
+    scope: Scope = field(default_factory=Scope)  # what its graded cases may be (a test checks every one)
 
     def cases(self, seed: int) -> list[Case]:
         """The cases for a run: fixed edge cases plus random ones drawn from ``seed``."""
@@ -102,6 +130,8 @@ class Exercise:
         ids = [case.id for case in cases]
         if len(set(ids)) != len(ids):
             raise ValueError(f"{self.id}: case ids must be unique, got {ids}")
+        if any(case.kind not in CASE_KINDS or (case.public and not case.graded) for case in cases):
+            raise ValueError(f"{self.id}: a case kind is one of {CASE_KINDS}, and public cases are graded")
         return cases
 
     def tolerance(self, case: Case) -> tuple[float, float]:

@@ -33,7 +33,8 @@ CATALOGUE = {p.id: p for p in (
             "between the input and the output"),
     Pitfall("non-persistent-tape",
             "`gradient` (or `jacobian`) is called twice on a tape that is not persistent; TensorFlow frees a "
-            "tape's records after its first use",
+            "tape's records after its first use and raises `RuntimeError: A non-persistent GradientTape can only "
+            "be used to compute one set of gradients`",
             "create the tape with `tf.GradientTape(persistent=True)`, or use a separate tape for each gradient"),
     Pitfall("unstable-gradient",
             "the automatic gradient runs into inf / inf (or 0 * inf) for large inputs: NaN, inf or a silent 0 "
@@ -66,6 +67,11 @@ CATALOGUE = {p.id: p for p in (
             "f is returned without `tf.recompute_grad`, so it does not run again on the backward pass and its "
             "intermediates stay in memory",
             "return `tf.recompute_grad(f)`"),
+    Pitfall("swapped-interpolation",
+            "the interpolates put alpha on the fake side (`real + alpha * (fake - real)`, as Keras's WGAN-GP "
+            "example writes it), where the exercise puts it on real: the same for alpha = 0.5, other points "
+            "for every other alpha",
+            "interpolate as the exercise states: `interpolates = alpha * real + (1 - alpha) * fake`"),
     Pitfall("wrong-norm-axis",
             "the gradient norm is taken over the wrong axes (the whole batch, or only axis 1 of image inputs)",
             "take one norm per example over every axis but the first: "

@@ -67,6 +67,16 @@ class CaseReport:
     message: str  # what went wrong; may span lines
 
 
+@dataclass(frozen=True)
+class Advice:
+    """What an advisory case showed (beyond the contract's line): a hint that costs no points."""
+
+    case_id: str
+    description: str
+    text: str  # what to do, a clause: "tape.gradient returns None there; pass ..."
+    happened: str = ""  # what the case showed: "raised TypeError: ..."
+
+
 @dataclass
 class ExerciseResult:
     id: str
@@ -79,6 +89,7 @@ class ExerciseResult:
     explanations: list[Explanation] = field(default_factory=list)
     cases: list[CaseReport] = field(default_factory=list)  # the failing cases shown
     more_failing: int = 0  # failing cases not shown
+    advice: list[Advice] = field(default_factory=list)  # advisory cases that failed: hints, no points
     cases_passed: int = 0
     cases_total: int = 0
     text: str | None = None  # the feedback as text only: read from the contract's JSON, whose structure is gone
@@ -125,6 +136,8 @@ def _exercise_data(e: ExerciseResult) -> dict[str, Any]:
         "cases": [{"case_id": c.case_id, "description": c.description, "public": c.public, "message": c.message}
                   for c in e.cases],
         "more_failing": e.more_failing, "cases_passed": e.cases_passed, "cases_total": e.cases_total,
+        "advice": [{"case_id": a.case_id, "description": a.description, "text": a.text, "happened": a.happened}
+                   for a in e.advice],
         "text": e.text,
     }
 
@@ -155,6 +168,8 @@ def _exercise_from_data(e: dict) -> ExerciseResult:
         cases=[CaseReport(str(c["case_id"]), str(c["description"]), bool(c["public"]), str(c["message"]))
                for c in e["cases"]],
         more_failing=int(e["more_failing"]), cases_passed=int(e["cases_passed"]), cases_total=int(e["cases_total"]),
+        advice=[Advice(str(a["case_id"]), str(a["description"]), str(a["text"]), str(a["happened"]))
+                for a in e["advice"]],
         text=None if e["text"] is None else str(e["text"]))
 
 

@@ -27,8 +27,8 @@ from urllib.parse import quote
 
 from autograder.course import ASSIGNMENT_IDS
 from autograder.model.pitfalls import CATALOGUE
-from autograder.model.results import Explanation, ExerciseResult, SubmissionResult, Where
-from autograder.report.feedback_text import case_title, sentence
+from autograder.model.results import Advice, Explanation, ExerciseResult, SubmissionResult, Where
+from autograder.report.feedback_text import ADVICE_HEAD, advice_lines, case_title, sentence
 from autograder.report.html import esc, inline, page
 from autograder.report.numbers import number
 from autograder.report.text import MARKS
@@ -88,6 +88,12 @@ def _catalogue_html(pitfall_id: str, exercise_id: str) -> str:
             f'<p class="fix"><strong>Fix:</strong> {inline(entry.fix + ".")}</p></div>')
 
 
+def _advice_html(advice: Advice) -> str:
+    lines = advice_lines(advice)
+    return (f'<div class="advice"><p><strong>{esc(ADVICE_HEAD)}:</strong> {inline(sentence(advice.text))}</p>'
+            f"<p>{inline(lines[1].strip())}</p></div>")
+
+
 def exercise_html(exercise: ExerciseResult) -> str:
     parts = [f'<section class="exercise" id="{_anchor(exercise.id)}">',
              f"<h3><code>{esc(exercise.id)}</code> · {number(exercise.score)} / {number(exercise.max_score)}"
@@ -104,6 +110,7 @@ def exercise_html(exercise: ExerciseResult) -> str:
         if exercise.more_failing > 0:
             parts.append(f"<p>({exercise.more_failing} more failing case{'s' if exercise.more_failing > 1 else ''} "
                          "not shown)</p>")
+        parts += [_advice_html(advice) for advice in exercise.advice]
     parts += [_catalogue_html(p, exercise.id) for p in exercise.pitfalls if p not in explained]
     parts.append("</section>")
     return "\n".join(parts)

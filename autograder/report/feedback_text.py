@@ -5,7 +5,7 @@ text as given (``ExerciseResult.text``) and is shown as it is.
 """
 from __future__ import annotations
 
-from autograder.model.results import CaseReport, Explanation, ExerciseResult, Status, Where
+from autograder.model.results import Advice, CaseReport, Explanation, ExerciseResult, Status, Where
 
 
 def feedback_text(exercise: ExerciseResult) -> str:
@@ -21,7 +21,19 @@ def feedback_text(exercise: ExerciseResult) -> str:
     if exercise.more_failing > 0:
         lines.append(f"({exercise.more_failing} more failing case{'s' if exercise.more_failing > 1 else ''} "
                      "not shown)")
+    for advice in exercise.advice:
+        lines += advice_lines(advice)
     return "\n".join(lines)
+
+
+ADVICE_HEAD = "Advice (costs no points)"
+
+
+def advice_lines(advice: Advice) -> list[str]:
+    """'Advice (costs no points): <what to do>.' then the case it comes from and what it showed."""
+    happened = advice.happened.strip().splitlines()[0] if advice.happened.strip() else ""
+    return [f"{ADVICE_HEAD}: {sentence(advice.text)}",
+            f"    beyond the graded cases: {advice.description}" + (f": {happened}" if happened else "")]
 
 
 def explanation_lines(explanation: Explanation) -> list[str]:

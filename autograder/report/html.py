@@ -33,6 +33,7 @@ section.exercise { border-top: 2px solid var(--line); margin-top: 1.6rem; }
 .pitfall h4 { margin: .2rem 0 .4rem; font-size: 1rem; }
 .where { border-left: 3px solid #a3161a; padding-left: .7rem; margin: .5rem 0; }
 .where pre mark { background: #ffd9d9; color: inherit; font-weight: 600; }
+.advice { border-left: 4px solid #3b6ea8; background: #eef4fb; padding: .3rem .8rem; margin: .6rem 0; }
 .fix { background: #eaf6ec; border-left: 3px solid #1a6e2e; padding: .3rem .6rem; }
 .note { background: #fdecec; border-left: 4px solid #a3161a; padding: .4rem .8rem; }
 .case-title { margin-bottom: .2rem; font-weight: 600; }

@@ -42,7 +42,7 @@ def _exercise_lines(exercise: ExerciseResult, width: int) -> list[str]:
     lines = [f"{MARKS.get(exercise.status, ' ')} {line(exercise.id).ljust(width)}  "
              f"{number(exercise.score):>4} / {number(exercise.max_score)}  {exercise.status}{pitfalls}"]
     feedback = text(feedback_text(exercise))
-    if exercise.status != Status.PASSED and feedback:
+    if (exercise.status != Status.PASSED or exercise.advice) and feedback:
         lines += ["    " + line for line in feedback.splitlines()]
     return lines
 

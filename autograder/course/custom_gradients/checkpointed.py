@@ -3,22 +3,30 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.course.building import array, case, uniform
+from autograder.course.building import advisory, array, case, uniform
 from autograder.course.probing import require_tensor, tensor
 from autograder.model.course import ContractError, Exercise, Mistake, Output
 
 
 def make_cases(rng: np.random.Generator):
+    same = ("checkpointed: g(x) == f(x) with the same gradients (x and the variables f reads), f run again on "
+            "the backward pass (tf.recompute_grad)")
     return [
-        case("f32-variable-f", "float32 x of shape (4,), f(x) = tanh(w * x) * x reads a tf.Variable w", public=True,
+        case("f32-variable-f", "float32 x = [1, -2, 0.5, 3], f(x) = tanh(w * x) * x reads a tf.Variable "
+             "w = [0.5, -1, 2, 0.1]", public=True, reason=same,
              args=dict(x=array([1.0, -2.0, 0.5, 3.0], "float32"), w=array([0.5, -1.0, 2.0, 0.1], "float32"),
                        form="variable", upstream=None)),
-        case("f64-matrix-f", "float64 x of shape (3, 5), f(x) = sin(x @ W) reads a tf.Variable W, weighted loss",
-             "float64", tags=("upstream",),
-             args=dict(x=uniform(rng, (3, 5), -1, 1, "float64"), w=uniform(rng, (5, 2), -1, 1, "float64"),
-                       form="matmul", upstream=uniform(rng, (3, 2), -2, 2, "float64"))),
-        case("f32-pure-f", "float32 x of shape (6,), f(x) = x ** 3 - exp(-x) with no variables",
+        case("f32-matrix-f", "float32 x of shape (3, 5), f(x) = sin(x @ W) reads a tf.Variable W, weighted loss",
+             tags=("upstream",), reason=same,
+             args=dict(x=uniform(rng, (3, 5), -1, 1, "float32"), w=uniform(rng, (5, 2), -1, 1, "float32"),
+                       form="matmul", upstream=uniform(rng, (3, 2), -2, 2, "float32"))),
+        case("f32-pure-f", "float32 x of shape (6,), f(x) = x ** 3 - exp(-x) with no variables", reason=same,
              args=dict(x=uniform(rng, (6,), -2, 2, "float32"), w=None, form="pure", upstream=None)),
+        advisory("f64-matrix-f", "float64 x and W (the contract's inputs are float32)", "float64", tags=("upstream",),
+                 advice="your checkpointed function does not keep float64 inputs in float64; "
+                        "`tf.recompute_grad(f)` works for any dtype",
+                 args=dict(x=uniform(rng, (3, 5), -1, 1, "float64"), w=uniform(rng, (5, 2), -1, 1, "float64"),
+                           form="matmul", upstream=uniform(rng, (3, 2), -2, 2, "float64"))),
     ]
 
 

@@ -3,29 +3,39 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.course.building import array, case, uniform
+from autograder.course.building import advisory, array, case, uniform
 from autograder.course.custom_gradients.elementwise import GRADIENT, VALUE
 from autograder.course.probing import weighted_gradient
 from autograder.model.course import Exercise, Mistake
 
 
+IDENTITY = "clip_gradient_norm: forward identity"
+CLIPPED = "clip_gradient_norm: backward the upstream gradient clipped to L2 norm max_norm over the whole tensor"
+
+
 def make_cases(rng: np.random.Generator):
     big = uniform(rng, (5,), -4, 4, "float32")
     return [
-        case("f32-clipped", "float32 Tensor x of shape (5,), upstream with norm above max_norm = 1.0",
-             tags=("upstream",), public=True,
+        case("f32-clipped", "float32 Tensor x = [1, -2, 3, 0.5, 0], upstream [3, 4, 0, 0, 0] (norm 5), max_norm = 1.0",
+             tags=("upstream",), public=True, reason=CLIPPED,
              args=dict(x=array([1, -2, 3, 0.5, 0], "float32"), upstream=array([3, 4, 0, 0, 0], "float32"),
                        max_norm=1.0)),
-        case("f32-unclipped", "float32 Tensor x of shape (5,), upstream with norm below max_norm = 10.0",
-             tags=("upstream",),
+        case("f32-unclipped", "float32 Tensor x of shape (5,), upstream with a norm below max_norm",
+             tags=("upstream",), reason=IDENTITY + "; " + CLIPPED,
              args=dict(x=uniform(rng, (5,), -3, 3, "float32"), upstream=big, max_norm=10.0)),
-        case("f64-matrix", "float64 Variable x of shape (3, 4), max_norm = 0.5 over the whole tensor", "float64",
-             tags=("variable", "upstream"),
-             args=dict(x=uniform(rng, (3, 4), -3, 3, "float64"), variable=True,
-                       upstream=uniform(rng, (3, 4), -2, 2, "float64"), max_norm=0.5)),
-        case("f32-large", "float32 Tensor x with large values (1e4), upstream norm 50, max_norm = 2.0",
-             tags=("upstream", "large"),
+        case("f32-matrix", "float32 Tensor x of shape (3, 4), clipped over the whole tensor",
+             tags=("upstream",), reason=CLIPPED,
+             args=dict(x=uniform(rng, (3, 4), -3, 3, "float32"), upstream=uniform(rng, (3, 4), -2, 2, "float32"),
+                       max_norm=0.5)),
+        case("f32-large", "float32 Tensor x with large values, upstream clipped",
+             tags=("upstream", "large"), reason=IDENTITY + "; " + CLIPPED,
              args=dict(x=array([1e4, -2e4, 3e4], "float32"), upstream=array([30, 40, 0], "float32"), max_norm=2.0)),
+        advisory("f64-variable", "a float64 tf.Variable x of shape (3, 4) (the contract promises a float32 Tensor)",
+                 "float64", tags=("variable", "upstream"),
+                 advice="your clip_gradient_norm does not keep a float64 tf.Variable's dtype; "
+                        "`tf.convert_to_tensor(x)` and no hard-coded dtype make it work for any input",
+                 args=dict(x=uniform(rng, (3, 4), -3, 3, "float64"), variable=True,
+                           upstream=uniform(rng, (3, 4), -2, 2, "float64"), max_norm=0.5)),
     ]
 
 

@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.course.building import array, case, uniform
+from autograder.course.building import advisory, array, case, uniform
 from autograder.course.custom_gradients.elementwise import GRADIENT, VALUE, probe_elementwise
-from autograder.model.course import Exercise, Mistake
+from autograder.model.course import Exercise, Mistake, Scope
+
+VALUE_AND_GRADIENT = "log1pexp: value log(1 + e^x), gradient upstream * sigmoid(x), any shape"
+FINITE = "log1pexp: value and gradient finite for every finite x (exactly 1.0 at x = 100 in float32)"
 
 
 def make_cases(rng: np.random.Generator):
@@ -13,20 +16,28 @@ def make_cases(rng: np.random.Generator):
     edges64 = [100.0, 710.0, 1000.0, -1000.0, -745.0, 0.0, 40.0]
     shape = tuple(int(n) for n in rng.integers(2, 5, size=2))
     return [
-        case("f32-small", "float32 Tensor x = [-3, -1, 0, 1, 3], loss = sum(y)", args=dict(
-            x=array([-3, -1, 0, 1, 3], "float32"), upstream=None), public=True),
-        case("f32-large", "float32 Tensor x with large values (x = 100, 1000, -1000, 88, 89, ...)", tags=("large",),
-             args=dict(x=array(edges32, "float32"), upstream=None)),
-        case("f64-large", "float64 Tensor x with large values (x = 710, 1000, -1000, -745, ...)", "float64",
-             tags=("large",), args=dict(x=array(edges64, "float64"), upstream=None)),
+        case("f32-small", "float32 Tensor x = [-3, -1, 0, 1, 3], loss = sum(y)", public=True,
+             reason=VALUE_AND_GRADIENT, args=dict(x=array([-3, -1, 0, 1, 3], "float32"), upstream=None)),
+        case("f32-large", "float32 Tensor x = [100, 1000, -1000, 88, 89, -100, 0, 30, -30], loss = sum(y)",
+             tags=("large",), public=True, reason=FINITE, args=dict(x=array(edges32, "float32"), upstream=None)),
+        case("f32-weighted", "float32 Tensor x = [-2, 0.5, 3], weighted loss sum(w * y) with w = [1, -2, 0.5]",
+             tags=("upstream",), public=True, reason=VALUE_AND_GRADIENT,
+             args=dict(x=array([-2.0, 0.5, 3.0], "float32"), upstream=array([1.0, -2.0, 0.5], "float32"))),
+        case("f64-large", "float64 Tensor x with large values", "float64", tags=("large",),
+             reason="log1pexp: float32 or float64; " + FINITE, args=dict(x=array(edges64, "float64"), upstream=None)),
         case("f32-upstream", f"float32 Tensor x of shape {shape}, weighted loss sum(w * y)", tags=("upstream",),
+             reason=VALUE_AND_GRADIENT,
              args=dict(x=uniform(rng, shape, -6, 6, "float32"), upstream=uniform(rng, shape, -2, 2, "float32"))),
-        case("f64-variable", f"float64 Variable x of shape {shape}, weighted loss sum(w * y)", "float64",
-             tags=("variable", "upstream"),
-             args=dict(x=uniform(rng, shape, -20, 20, "float64"), variable=True,
-                       upstream=uniform(rng, shape, -2, 2, "float64"))),
-        case("f32-3d", "float32 Tensor x of shape (2, 3, 2), loss = sum(y)",
+        case("f64-upstream", f"float64 Tensor x of shape {shape}, weighted loss sum(w * y)", "float64",
+             tags=("upstream",), reason="log1pexp: float32 or float64; " + VALUE_AND_GRADIENT,
+             args=dict(x=uniform(rng, shape, -20, 20, "float64"), upstream=uniform(rng, shape, -2, 2, "float64"))),
+        case("f32-3d", "float32 Tensor x of shape (2, 3, 2), loss = sum(y)", reason=VALUE_AND_GRADIENT,
              args=dict(x=uniform(rng, (2, 3, 2), -50, 50, "float32"), upstream=None)),
+        advisory("f32-variable", f"a float32 tf.Variable x of shape {shape} (the contract promises a Tensor)",
+                 tags=("variable", "upstream"), advice="your log1pexp does not work on a tf.Variable input; "
+                 "`tf.convert_to_tensor(x)` first makes it work on both",
+                 args=dict(x=uniform(rng, shape, -6, 6, "float32"), variable=True,
+                           upstream=uniform(rng, shape, -2, 2, "float32"))),
     ]
 
 
@@ -38,6 +49,7 @@ EXERCISE = Exercise(
     probe=probe_elementwise,
     outputs=(VALUE, GRADIENT),
     requires_custom_gradient=True,
+    scope=Scope(dtypes=("float32", "float64")),
     mistakes=(
         Mistake("ignores-upstream", "log1pexp_ignores_upstream",
                 "your grad_fn returns sigmoid(x) without the upstream gradient",

@@ -75,3 +75,15 @@ def td_no_stop_gradient(q, reward, next_q, gamma):
 
 def checkpoint_identity(f):
     return f
+
+
+def round_half_up(x):
+    import tensorflow as tf
+
+    return x + tf.stop_gradient(tf.floor(x + 0.5) - x)
+
+
+def td_stop_everything(q, reward, next_q, gamma):
+    import tensorflow as tf
+
+    return tf.reduce_mean(tf.square(tf.stop_gradient(reward + gamma * tf.reduce_max(next_q, axis=-1) - q)))

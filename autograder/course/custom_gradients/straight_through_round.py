@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.course.building import array, case, uniform
+from autograder.course.building import advisory, array, case, uniform
 from autograder.course.custom_gradients.elementwise import GRADIENT, VALUE, probe_elementwise
 from autograder.model.course import Exercise, Mistake
+
+FORWARD = "straight_through_round: forward tf.round(x) (halves to even)"
+BACKWARD = "straight_through_round: backward, the upstream gradient passed through unchanged"
 
 
 def make_cases(rng: np.random.Generator):
@@ -14,15 +17,27 @@ def make_cases(rng: np.random.Generator):
         return np.where(np.abs(x - np.floor(x) - 0.5) < 0.05, x + 0.2, x).astype(x.dtype)
     return [
         case("f32-small", "float32 Tensor x = [-1.7, -0.4, 0.3, 0.8, 2.2], loss = sum(y)", public=True,
-             args=dict(x=array([-1.7, -0.4, 0.3, 0.8, 2.2], "float32"), upstream=None)),
+             reason=FORWARD, args=dict(x=array([-1.7, -0.4, 0.3, 0.8, 2.2], "float32"), upstream=None)),
+        case("f32-ties", "float32 Tensor x = [-2.5, -1.5, -0.5, 0.5, 1.5, 2.5] (ties: tf.round rounds half to "
+             "even), loss = sum(y)", public=True, reason=FORWARD,
+             args=dict(x=array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5], "float32"), upstream=None)),
+        case("f32-weighted", "float32 Tensor x = [0.2, 1.6, -2.4], weighted loss sum(w * y) with w = [2, -1, 0.5]",
+             tags=("upstream",), public=True, reason=BACKWARD,
+             args=dict(x=array([0.2, 1.6, -2.4], "float32"), upstream=array([2.0, -1.0, 0.5], "float32"))),
         case("f32-upstream", "float32 Tensor x of shape (4, 3), weighted loss sum(w * y)", tags=("upstream",),
+             reason=BACKWARD,
              args=dict(x=no_ties((4, 3), -5, 5, "float32"), upstream=uniform(rng, (4, 3), -2, 2, "float32"))),
-        case("f64-variable", "float64 Variable x of shape (6,), weighted loss sum(w * y)", "float64",
-             tags=("variable", "upstream"),
-             args=dict(x=no_ties((6,), -10, 10, "float64"), variable=True,
-                       upstream=uniform(rng, (6,), -3, 3, "float64"))),
-        case("f32-large", "float32 Tensor x with large values, loss = sum(y)", tags=("large",),
+        case("f32-vector", "float32 Tensor x of shape (6,), weighted loss sum(w * y)", tags=("upstream",),
+             reason=BACKWARD,
+             args=dict(x=no_ties((6,), -10, 10, "float32"), upstream=uniform(rng, (6,), -3, 3, "float32"))),
+        case("f32-large", "float32 Tensor x with large values, loss = sum(y)", tags=("large",), reason=FORWARD,
              args=dict(x=array([1e6 + 0.3, -12345.7, 3e7], "float32"), upstream=None)),
+        advisory("f64-variable", "a float64 tf.Variable x of shape (6,) (the contract promises a float32 Tensor)",
+                 "float64", tags=("variable", "upstream"),
+                 advice="your straight_through_round does not keep a float64 tf.Variable's dtype; "
+                        "`tf.convert_to_tensor(x)` and no hard-coded dtype make it work for any input",
+                 args=dict(x=no_ties((6,), -10, 10, "float64"), variable=True,
+                           upstream=uniform(rng, (6,), -3, 3, "float64"))),
     ]
 
 
@@ -41,5 +56,9 @@ EXERCISE = Exercise(
         Mistake("ignores-upstream", "round_ignores_upstream",
                 "your grad_fn returns ones instead of the upstream gradient",
                 "the straight-through estimator passes the upstream gradient on: `return upstream`"),
+        Mistake("wrong-value", "round_half_up",
+                "the forward value rounds halves up (`tf.floor(x + 0.5)`), where `tf.round` rounds half to even "
+                "(0.5 -> 0, 1.5 -> 2, 2.5 -> 2, -0.5 -> -0)",
+                "compute the forward value with `tf.round(x)`", outputs=("value",)),
     ),
 )

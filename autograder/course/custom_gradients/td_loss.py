@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.course.building import array, case, uniform
+from autograder.course.building import advisory, array, case, uniform
 from autograder.course.probing import require_tensor, tensor
 from autograder.model.course import ContractError, Exercise, Mistake, Output
 
@@ -12,15 +12,23 @@ def make_cases(rng: np.random.Generator):
     def sample(batch, actions, dtype):
         return dict(q=uniform(rng, (batch,), -3, 3, dtype), reward=uniform(rng, (batch,), -1, 1, dtype),
                     next_q=uniform(rng, (batch, actions), -3, 3, dtype))
+    loss = ("td_loss: mean squared error between q and the constant target reward + gamma * max(next_q); "
+            "gradient None or zero for next_q, the true one for q")
     return [
-        case("f32-small", "float32, batch 2, 3 actions, gamma = 0.9", public=True,
+        case("f32-small", "float32 q = [1, 2], reward = [0.5, -1], next_q = [[1, 3, 2], [0, -1, 4]], gamma = 0.9",
+             public=True, reason=loss,
              args=dict(q=array([1.0, 2.0], "float32"), reward=array([0.5, -1.0], "float32"),
                        next_q=array([[1.0, 3.0, 2.0], [0.0, -1.0, 4.0]], "float32"), gamma=0.9)),
-        case("f32-random", "float32, batch 16, 4 actions, gamma = 0.99", args=dict(**sample(16, 4, "float32"), gamma=0.99)),
-        case("f64-random", "float64, batch 7, 2 actions, gamma = 0.5", "float64",
-             args=dict(**sample(7, 2, "float64"), gamma=0.5)),
-        case("f32-variable", "float32 Variables q and next_q, batch 5, 6 actions, gamma = 0.95",
-             tags=("variable",), args=dict(**sample(5, 6, "float32"), gamma=0.95, variable=True)),
+        case("f32-random", "float32, batch 16, 4 actions", reason=loss, args=dict(**sample(16, 4, "float32"), gamma=0.99)),
+        case("f32-batch7", "float32, batch 7, 2 actions", reason=loss, args=dict(**sample(7, 2, "float32"), gamma=0.5)),
+        advisory("f64-random", "float64 q, reward, next_q (the contract's inputs are float32)", "float64",
+                 advice="your td_loss does not keep float64 inputs in float64 (a Keras loss, for one, returns "
+                        "float32); `tf.reduce_mean(tf.square(q - target))` keeps the inputs' dtype",
+                 args=dict(**sample(7, 2, "float64"), gamma=0.5)),
+        advisory("f32-variable", "tf.Variables q and next_q (the contract promises Tensors)", tags=("variable",),
+                 advice="your td_loss does not work on tf.Variable inputs; `tf.convert_to_tensor` first makes it "
+                        "work on both",
+                 args=dict(**sample(5, 6, "float32"), gamma=0.95, variable=True)),
     ]
 
 
@@ -54,6 +62,11 @@ EXERCISE = Exercise(
         Mistake("missing-stop-gradient", "td_no_stop_gradient",
                 "the target is not wrapped in `tf.stop_gradient`, so the gradient flows into next_q",
                 "compute `target = tf.stop_gradient(reward + gamma * tf.reduce_max(next_q, axis=-1))`"),
+        Mistake("gradient-cut", "td_stop_everything",
+                "`tf.stop_gradient` wraps the whole difference `target - q`, so the gradient with respect to q "
+                "is cut too: the loss is right, but nothing would learn from it",
+                "stop only the target: `target = tf.stop_gradient(reward + gamma * tf.reduce_max(next_q, "
+                "axis=-1))`, then `tf.reduce_mean(tf.square(q - target))`"),
     ),
     stop_gradient_expected=True,
 )

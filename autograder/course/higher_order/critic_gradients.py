@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.course.higher_order.critics import NORM_FIX, build_critic, critic_cases, critic_inputs, grad_outputs
+from autograder.course.higher_order.critics import (NORM_FIX, SWAP_FIX, build_critic, critic_cases, critic_inputs,
+                                                   grad_outputs)
 from autograder.course.probing import require_pair, require_scalar, require_tensor
 from autograder.model.course import ContractError, Exercise, Mistake, Output
 
@@ -63,6 +64,9 @@ EXERCISE = Exercise(
         Mistake("wrong-norm-axis", "cg_axis_one",
                 "the penalty inside the loss (your gradient_penalty) takes the norm over axis 1 only, which is "
                 "wrong for (batch, h, w, c) images", "fix gradient_penalty: " + NORM_FIX),
+        Mistake("swapped-interpolation", "cg_swapped",
+                "the penalty inside the loss (your gradient_penalty) interpolates with alpha on the fake side, "
+                "`real + alpha * (fake - real)`", "fix gradient_penalty: " + SWAP_FIX),
     ),
     hints={
         "tape-outside-context": "call `gradient_penalty(critic, real, fake, alpha)` inside the "

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.course.building import array, case
+from autograder.course.building import advisory, array, case
 from autograder.course.probing import tensor
 from autograder.model.course import Output
 
 MAX_CRITIC_VARIABLES = 6  # critics have at most three Dense layers (kernel and bias each)
 
+SWAP_FIX = "interpolate as the exercise states: `interpolates = alpha * real + (1 - alpha) * fake`"
 NORM_FIX = ("take one norm per example over every axis but the first: "
             "`tf.sqrt(tf.reduce_sum(tf.square(g), axis=tf.range(1, tf.rank(g))))`, or reshape g to (batch, -1) "
             "and take the norm over axis 1")
@@ -55,6 +56,17 @@ def _linear_public_args():
                 alpha=array([[0.25], [0.75]], dtype))
 
 
+def _asymmetric_public_args():
+    """A non-linear critic and alphas far from 0.5: only here does alpha's side of the interpolation show."""
+    dtype = "float32"
+    return dict(input_shape=(2,), dtype=dtype,
+                layers=((array([[0.8, -0.5, 0.3], [0.2, 0.9, -0.7]], dtype), array([0.1, -0.2, 0.0], dtype), "tanh"),
+                        (array([[1.5], [-1.0], [0.5]], dtype), array([0.2], dtype), None)),
+                real=array([[1.0, 2.0], [-1.0, 0.5], [0.0, -2.0]], dtype),
+                fake=array([[-1.0, 0.0], [2.0, 1.0], [1.5, 1.5]], dtype),
+                alpha=array([[0.1], [0.8], [0.3]], dtype))
+
+
 def _image_public_args():
     dtype = "float32"
     return dict(input_shape=(2, 2, 1), dtype=dtype,
@@ -63,19 +75,34 @@ def _image_public_args():
                 alpha=array(np.full((3, 1, 1, 1), 0.5), dtype))
 
 
+PENALTY = ("gradient_penalty: mean((norm(g_i) - 1)^2) of the gradient g of sum(critic) at alpha * real + "
+           "(1 - alpha) * fake, one L2 norm per example over all axes but the first, differentiable in the critic's "
+           "variables")
+LOSS = ("critic_gradients: mean(critic(fake)) - mean(critic(real)) + gp_weight * penalty and its gradients, in the "
+        "order of critic.trainable_variables (None and zeros alike for the last bias's penalty gradient)")
+DTYPE_ADVICE = "does not keep float64 inputs and a float64 critic in float64 (a hard-coded dtype?)"
+
+
 def critic_cases(rng: np.random.Generator, with_gp_weight: bool = False):
     """The critic cases shared by gradient_penalty and critic_gradients (each draws from its own stream).
 
     2-D (batch, d) and 4-D (batch, h, w, c) inputs: only images tell a norm over axis 1 from one over all axes
-    but the first. critic_gradients cases also carry a gp_weight (10 in the public ones, as in the notebook).
+    but the first; a non-linear critic with alphas far from 0.5 tells alpha's side of the interpolation.
+    critic_gradients cases also carry a gp_weight (10 in the public ones, as in the notebook; a hidden case
+    never shows its own).
     """
-    def one(id_, args, public=False, description=None):
+    exercise = "your critic_gradients" if with_gp_weight else "your gradient_penalty"
+
+    def one(id_, args, public=False, description=None, advice=None):
         suffix = ""
         if with_gp_weight:
             args = dict(args, gp_weight=10.0 if public else float(rng.choice([1.0, 5.0, 10.0])))
-            suffix = f", gp_weight = {args['gp_weight']:g}"
+            suffix = ", gp_weight = 10" if public else ""
         description = (description or _critic_description(args)) + suffix
-        return case(id_, description, args["dtype"], public=public, args=args)
+        if advice:
+            return advisory(id_, description, args["dtype"], advice=f"{exercise} {advice}", args=args)
+        return case(id_, description, args["dtype"], public=public, reason=LOSS if with_gp_weight else PENALTY,
+                    args=args)
 
     h, w, c = (int(n) for n in rng.integers(2, 5, size=3))
     return [
@@ -85,12 +112,19 @@ def critic_cases(rng: np.random.Generator, with_gp_weight: bool = False):
         one("f32-image-ones", _image_public_args(), public=True,
             description="float32 images real = 1, fake = 0 of shape (3, 2, 2, 1), alpha = 0.5, critic Flatten -> "
                         "Dense(1) with an all-ones kernel"),
+        one("f32-asymmetric", _asymmetric_public_args(), public=True,
+            description="float32 vectors real, fake of shape (3, 2), alpha = [0.1, 0.8, 0.3], critic "
+                        "Dense(3, tanh) -> Dense(1)"),
         one("f32-vectors", critic_args(rng, (4,), [(6, "tanh")], "float32", 5)),
         one("f32-images", critic_args(rng, (4, 4, 2), [(5, "softplus")], "float32", 3)),
         one("f32-images-deep", critic_args(rng, (h, w, c), [(6, "tanh"), (4, "softplus")], "float32", 4)),
         one("f32-images-wide", critic_args(rng, (3, 5, 1), [(4, "tanh")], "float32", 2)),
-        one("f64-vectors", critic_args(rng, (3,), [(5, "softplus")], "float64", 3)),
-        one("f64-images", critic_args(rng, (2, 3, 2), [(4, "tanh")], "float64", 3)),
+        one("f64-vectors", critic_args(rng, (3,), [(5, "softplus")], "float64", 3),
+            description="float64 vectors and a float64 critic (the contract's inputs are float32)",
+            advice=DTYPE_ADVICE),
+        one("f64-images", critic_args(rng, (2, 3, 2), [(4, "tanh")], "float64", 3),
+            description="float64 images and a float64 critic (the contract's inputs are float32)",
+            advice=DTYPE_ADVICE),
     ]
 
 

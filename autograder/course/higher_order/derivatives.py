@@ -5,7 +5,7 @@ import numpy as np
 
 from autograder.course.building import array, case, kind
 from autograder.course.probing import require_pair, require_scalar, tensor
-from autograder.model.course import Exercise, Output
+from autograder.model.course import Exercise, Output, Scope
 
 # name -> the formula shown in feedback; `scalar_function` builds the function itself in the child
 FUNCTIONS = {
@@ -33,10 +33,16 @@ def scalar_function(name: str):
     }[name]
 
 
+REASON = ("derivatives: (dy_dx, d2y_dx2) of a scalar f at a scalar Tensor or tf.Variable x, float32 or float64, "
+          "as x's dtype; None and zeros alike for the linear f's second derivative")
+
+
 def make_cases(rng: np.random.Generator):
     def one(id_, f, x, dtype, variable, public=False):
-        return case(id_, f"{dtype} {kind(variable)} x = {float(x):.4g}, {FUNCTIONS[f]}", dtype,
-                    tags=("variable",) if variable else ("tensor",), public=public,
+        where = f"x = {float(x):.4g}" if public else "x"  # a hidden case's x is never shown
+        tags = ("variable",) if variable else ("tensor",)
+        return case(id_, f"{dtype} {kind(variable)} {where}, {FUNCTIONS[f]}", dtype,
+                    tags=tags + (("degenerate",) if f == "linear" else ()), public=public, reason=REASON,
                     args=dict(f=f, x=array(x, dtype), variable=variable))
 
     r32 = float(np.round(rng.uniform(-1.2, 1.2), 4))
@@ -75,6 +81,7 @@ EXERCISE = Exercise(
     points=2.0,
     make_cases=make_cases,
     probe=probe,
+    scope=Scope(dtypes=("float32", "float64"), variables=True, degenerate=True),
     outputs=(
         Output("dy_dx", "dy/dx", check_dtype=True, gradient=True),
         Output("d2y_dx2", "d2y/dx2", check_dtype=True, gradient=True, none_means_zero=True),

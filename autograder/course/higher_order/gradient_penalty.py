@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.course.higher_order.critics import NORM_FIX, build_critic, critic_cases, critic_inputs, grad_outputs
+from autograder.course.higher_order.critics import (NORM_FIX, SWAP_FIX, build_critic, critic_cases, critic_inputs,
+                                                   grad_outputs)
 from autograder.course.probing import require_scalar
 from autograder.model.course import Exercise, Mistake, Output
 
@@ -39,6 +40,10 @@ EXERCISE = Exercise(
         Mistake("wrong-norm-axis", "gp_axis_one",
                 "the norm is taken over axis 1 only (`tf.norm(g, axis=1)`): right for (batch, d) vectors, but for "
                 "(batch, h, w, c) images it leaves a (batch, w, c) tensor of column norms", NORM_FIX),
+        Mistake("swapped-interpolation", "gp_swapped",
+                "your interpolates put alpha on the fake side, `real + alpha * (fake - real)` (as Keras's WGAN-GP "
+                "example does): the exercise asks for `alpha * real + (1 - alpha) * fake`, the same point only "
+                "when alpha = 0.5", SWAP_FIX),
     ),
     hints={
         "gradient-cut": "keep the penalty in TensorFlow ops: no `.numpy()`, `float()`, NumPy functions or "

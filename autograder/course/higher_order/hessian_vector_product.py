@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.course.building import array, case
+from autograder.course.building import advisory, array, case
 from autograder.course.probing import require_like, tensor
 from autograder.model.course import ContractError, Exercise, Mistake, Output
 
@@ -35,12 +35,19 @@ def vector_function(args):
     }[name]
 
 
+REASON = "hessian_vector_product: H(x) v with shape (n,) for f: (n,) -> scalar, x and v (n,) Tensors"
+
+
 def make_cases(rng: np.random.Generator):
-    def one(id_, f, x, v, dtype, A=None, public=False, tags=(), time_limit=20.0, weight=1.0, what=None):
+    def one(id_, f, x, v, dtype="float32", A=None, public=False, tags=(), time_limit=20.0, weight=1.0, what=None,
+            advice=None):
         n = len(x)
         description = what or f"{dtype} Tensors x, v of shape ({n},), {FUNCTIONS[f]}"
+        args = dict(f=f, x=array(x, dtype), v=array(v, dtype), A=None if A is None else array(A, dtype))
+        if advice:
+            return advisory(id_, description, dtype, tags=tags, time_limit=time_limit, advice=advice, args=args)
         return case(id_, description, dtype, tags=tags, public=public, time_limit=time_limit, weight=weight,
-                    args=dict(f=f, x=array(x, dtype), v=array(v, dtype), A=None if A is None else array(A, dtype)))
+                    reason=REASON, args=args)
 
     def symmetric(n, dtype):
         m = rng.normal(size=(n, n))
@@ -48,25 +55,32 @@ def make_cases(rng: np.random.Generator):
 
     n1, n2 = (int(n) for n in rng.integers(3, 8, size=2))
     return [
-        one("f32-cube", "cube_sum", [1, 2, 3], [1, 0, -1], "float32", public=True,
+        one("f32-cube", "cube_sum", [1, 2, 3], [1, 0, -1], public=True,
             what="float32 Tensors x = [1, 2, 3], v = [1, 0, -1], f(x) = sum(x**3)"),
-        one("f32-quadratic-2", "quadratic", [5, -7], [1, 2], "float32", A=[[2, 1], [1, 3]], public=True,
+        one("f32-quadratic-2", "quadratic", [5, -7], [1, 2], A=[[2, 1], [1, 3]], public=True,
             what="float32 Tensors x = [5, -7], v = [1, 2], f(x) = 0.5 x^T A x with A = [[2, 1], [1, 3]]"),
-        one("f64-sin-square", "sin_square", rng.normal(size=n1), rng.normal(size=n1), "float64"),
-        one("f32-sin-square", "sin_square", rng.normal(size=n2), rng.normal(size=n2), "float32"),
-        one("f64-quadratic", "quadratic", rng.normal(size=4), rng.normal(size=4), "float64", A=symmetric(4, "float64"),
-            what="float64 Tensors x, v of shape (4,), f(x) = 0.5 x^T A x with a symmetric (4, 4) A"),
-        one("f32-logsumexp", "logsumexp", rng.normal(size=6), rng.normal(size=6), "float32"),
-        one("f64-coupled", "coupled", rng.normal(size=6), rng.normal(size=6), "float64"),
-        one("f32-coupled", "coupled", rng.normal(size=5), rng.normal(size=5), "float32"),
-        one("f64-n1", "coupled", rng.normal(size=1), rng.normal(size=1), "float64"),
-        one("f32-linear", "linear", rng.normal(size=4), rng.normal(size=4), "float32"),
-        # Last: a separable f, so the reference (and any O(n) solution) is fast; an (n, n) Hessian needs 80 GB.
+        one("f32-sin-square", "sin_square", rng.normal(size=n1), rng.normal(size=n1)),
+        one("f32-sin-square-2", "sin_square", rng.normal(size=n2), rng.normal(size=n2)),
+        one("f32-quadratic", "quadratic", rng.normal(size=4), rng.normal(size=4), A=symmetric(4, "float32"),
+            what="float32 Tensors x, v of shape (4,), f(x) = 0.5 x^T A x with a symmetric (4, 4) A"),
+        one("f32-logsumexp", "logsumexp", rng.normal(size=6), rng.normal(size=6)),
+        one("f32-coupled", "coupled", rng.normal(size=6), rng.normal(size=6)),
+        one("f32-coupled-5", "coupled", rng.normal(size=5), rng.normal(size=5)),
+        one("f32-n1", "coupled", rng.normal(size=1), rng.normal(size=1)),
+        one("f32-linear", "linear", rng.normal(size=4), rng.normal(size=4), tags=("degenerate",),
+            what="float32 Tensors x, v of shape (4,), a linear f (H v = 0; the contract grades no linear f here)",
+            advice="your hessian_vector_product does not give zeros (or None) for a linear f: the inner gradient "
+                   "is then a constant, and `outer.gradient(...)` returns None; pass "
+                   "`unconnected_gradients=tf.UnconnectedGradients.ZERO` to get zeros"),
+        one("f64-coupled", "coupled", rng.normal(size=6), rng.normal(size=6), "float64",
+            what="float64 Tensors x, v of shape (6,) (the contract's inputs are float32)",
+            advice="your hessian_vector_product does not keep float64 inputs in float64 (a hard-coded dtype?)"),
+        # Last: a separable f, so the reference (and any O(n) solution) is fast; an (n, n) Hessian needs 40 GB.
         # "Must work for n = 100,000" is the point of the exercise: this case weighs as much as three small ones.
-        one("f64-scale", "sin_square", rng.normal(size=SCALE_N), rng.normal(size=SCALE_N), "float64",
-            tags=("scale",), time_limit=30.0, weight=3.0,
-            what=f"float64 Tensors x, v of shape ({SCALE_N},), f(x) = sum(sin(x) * x**2) "
-                 "(an explicit Hessian would need 80 GB)"),
+        one("f32-scale", "sin_square", rng.normal(size=SCALE_N), rng.normal(size=SCALE_N), tags=("scale",),
+            time_limit=30.0, weight=3.0,
+            what=f"float32 Tensors x, v of shape ({SCALE_N},), f(x) = sum(sin(x) * x**2) "
+                 "(an explicit Hessian would need 40 GB)"),
     ]
 
 
@@ -75,12 +89,12 @@ def probe(hessian_vector_product, args):
     try:
         hv = hessian_vector_product(vector_function(args), x, v)
     except Exception as error:  # noqa: BLE001
-        raise_if_too_large(error, len(args["x"]))
+        raise_if_too_large(error, len(args["x"]), np.asarray(args["x"]).dtype)
         raise
     return {"hv": None if hv is None else require_like(hv, "H v", like=x)}
 
 
-def raise_if_too_large(error: Exception, n: int) -> None:
+def raise_if_too_large(error: Exception, n: int, dtype=np.float32) -> None:
     """At scale, an (n, n) tensor fails in several ways; report them all as the memory error they are.
 
     TensorFlow does not always raise ResourceExhaustedError when a Hessian of 10^10 entries is built: pfor's
@@ -96,7 +110,8 @@ def raise_if_too_large(error: Exception, n: int) -> None:
     if type(error).__name__ == "ResourceExhaustedError" or "out of memory" in message.lower() \
             or "OOM" in message or "Cannot parse tensor from proto" in message or square:
         detail = message.strip().splitlines()[0][:200] if message.strip() else ""
-        raise MemoryError(f"an ({n}, {n}) tensor ({8 * n * n / 1e9:.0f} GB in float64) could not be built "
+        dtype = np.dtype(dtype)
+        raise MemoryError(f"an ({n}, {n}) tensor ({dtype.itemsize * n * n / 1e9:.0f} GB in {dtype.name}) could not be built "
                           f"({type(error).__name__}: {detail})").with_traceback(error.__traceback__) from None
 
 

@@ -146,3 +146,41 @@ def newton_gradient_step(f, x):
         tape.watch(x)
         y = f(x)
     return x - tape.gradient(y, x)
+
+
+def _interpolate_gradients_swapped(critic, real, fake, alpha):
+    import tensorflow as tf
+
+    interpolates = real + alpha * (fake - real)
+    with tf.GradientTape() as tape:
+        tape.watch(interpolates)
+        score = tf.reduce_sum(critic(interpolates))
+    return tape.gradient(score, interpolates)
+
+
+def _penalty_swapped(critic, real, fake, alpha):
+    import tensorflow as tf
+
+    g = _interpolate_gradients_swapped(critic, real, fake, alpha)
+    norm = _safe_norm(tf.reduce_sum(tf.square(g), axis=tf.range(1, tf.rank(g))))
+    return tf.reduce_mean(tf.square(norm - 1.0))
+
+
+def gp_swapped(critic, real, fake, alpha):
+    return _penalty_swapped(critic, real, fake, alpha)
+
+
+def cg_swapped(critic, real, fake, alpha, gp_weight):
+    return _critic_loss_gradients(critic, real, fake, alpha, gp_weight, gp=_penalty_swapped)
+
+
+def newton_summed(f, x):
+    import tensorflow as tf
+
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        g = inner.gradient(y, x)
+    return x - g / outer.gradient(g, x)

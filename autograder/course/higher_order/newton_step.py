@@ -5,7 +5,7 @@ import numpy as np
 
 from autograder.course.building import array, case
 from autograder.course.probing import require_like, tensor
-from autograder.model.course import Exercise, Mistake, Output
+from autograder.model.course import Exercise, Mistake, Output, Scope
 
 FUNCTIONS = {
     "quadratic": "f(x) = 0.5 x^T A x - b^T x",
@@ -33,6 +33,9 @@ def newton_function(args):
     return lambda x: tf.reduce_sum(tf.exp(x)) + quadratic(x)
 
 
+REASON = "newton_step: x - H(x)^-1 grad f(x) for f: (n,) -> scalar, x an (n,) float64 Tensor, n at most 50"
+
+
 def make_cases(rng: np.random.Generator):
     def one(id_, f, x, public=False, **params):
         n = len(x)
@@ -42,9 +45,9 @@ def make_cases(rng: np.random.Generator):
         if f == "quadratic":
             extra += " (one step lands on the minimum)"
         if f == "logsumexp_ridge":
-            extra = f" with a random {params['B'].shape} B and lam = {params['lam']:g}"
+            extra = f" with a random {params['B'].shape} B and a ridge lam"
         return case(id_, f"float64 Tensor x of shape ({n},), {FUNCTIONS[f]}{extra}", "float64",
-                    public=public, args=args)
+                    public=public, reason=REASON, args=args)
 
     def spd(n):
         m = rng.normal(size=(n, n))
@@ -75,6 +78,7 @@ EXERCISE = Exercise(
     points=2.0,
     make_cases=make_cases,
     probe=probe,
+    scope=Scope(dtypes=("float64",)),
     outputs=(Output("x_new", "the new x", check_dtype=True),),
     mistakes=(
         Mistake("wrong-value", "newton_multiplied",
@@ -86,6 +90,10 @@ EXERCISE = Exercise(
         Mistake("wrong-value", "newton_gradient_step",
                 "the step is a plain gradient step x - g: the Hessian is not used",
                 "compute H = `outer.jacobian(g, x)` and return `x - tf.linalg.solve(H, g[:, tf.newaxis])[:, 0]`"),
+        Mistake("summed-gradient", "newton_summed",
+                "the Hessian is `outer.gradient(g, x)`: for the vector g it returns the gradient of sum(g), the row "
+                "sums of H (shape (n,)), and the step divides by them element by element",
+                "compute the full Hessian with `H = outer.jacobian(g, x)` and solve H s = g"),
     ),
     hints={
         "tape-outside-context": "compute `g = inner.gradient(y, x)` inside the outer tape's `with` block, then "

@@ -5,30 +5,37 @@ import numpy as np
 
 from autograder.course.building import array, case, uniform
 from autograder.course.jacobians.functions import batch_function
-from autograder.course.jacobians.shared import UNWATCHED_FIX, nonsymmetric, pair, result, tensor_case
+from autograder.course.jacobians.shared import (UNWATCHED_FIX, constant_case, float64_case,
+                                              nonsymmetric, pair, result, tensor_case)
 from autograder.course.probing import tensor
 from autograder.model.course import Exercise, Mistake, Output
 
 BATCH_JACOBIAN = Output("batch_jacobian", "the per-example Jacobians", none_means_zero=True, gradient=True)
 
 
+REASON = ("batch_jacobian: the per-example Jacobians, shape (batch, m, n), of an f mapping each example of a "
+          "(batch, n) Tensor independently to (batch, m)")
+
+
 def make_cases(rng: np.random.Generator):
     b, n, m = int(rng.integers(4, 8)), int(rng.integers(4, 6)), int(rng.integers(2, 4))
     return [
-        case("f32-matmul", "float32 Tensor x of shape (4, 3), f(x) = x @ W with W of shape (3, 2)", tags=("tensor",),
-             public=True, args=dict(f="matmul", W=array([[1, -1], [0.5, 2], [-0.5, 1]], "float32"),
-                                    x=array(np.arange(12).reshape(4, 3) / 10.0, "float32"))),
-        *tensor_case("f32-tanh", f"x of shape ({b}, {n}), f(x) = tanh(x @ W) with W of shape ({n}, {m})", "float32",
+        case("f32-matmul", "float32 Tensor x of shape (4, 3), f(x) = x @ W with W = [[1, -1], [0.5, 2], [-0.5, 1]]",
+             tags=("tensor",), public=True, reason=REASON,
+             args=dict(f="matmul", W=array([[1, -1], [0.5, 2], [-0.5, 1]], "float32"),
+                       x=array(np.arange(12).reshape(4, 3) / 10.0, "float32"))),
+        *tensor_case("f32-tanh", f"x of shape ({b}, {n}), f(x) = tanh(x @ W) with W of shape ({n}, {m})", REASON,
                      f="tanh_matmul", W=uniform(rng, (n, m), -1, 1, "float32"), x=uniform(rng, (b, n), -1, 1, "float32")),
-        *pair("f64-square", "x of shape (3, 4), f(x) = tanh(x @ W) with a non-symmetric W of shape (4, 4)",
-              "float64", f="tanh_matmul", W=nonsymmetric(rng, 4, "float64"), x=uniform(rng, (3, 4), -1, 1, "float64")),
-        case("f64-mixing", "float64 Tensor x of shape (5, 3), f(x) = (x * x[:, :1], sum(x^2, axis=1)) of shape (5, 4)",
-             "float64", tags=("tensor",), args=dict(f="mixing", x=uniform(rng, (5, 3), -2, 2, "float64"))),
+        *pair("f32-square", "x of shape (3, 4), f(x) = tanh(x @ W) with a non-symmetric W of shape (4, 4)", REASON,
+              f="tanh_matmul", W=nonsymmetric(rng, 4, "float32"), x=uniform(rng, (3, 4), -1, 1, "float32")),
+        case("f32-mixing", "float32 Tensor x of shape (5, 3), f(x) = (x * x[:, :1], sum(x^2, axis=1)) of shape (5, 4)",
+             tags=("tensor",), reason=REASON, args=dict(f="mixing", x=uniform(rng, (5, 3), -2, 2, "float32"))),
         case("f32-elementwise", "float32 Tensor x of shape (1, 3) (a batch of one), f(x) = sin(x) * x",
-             tags=("tensor",), args=dict(f="elementwise", x=uniform(rng, (1, 3), -2, 2, "float32"))),
-        case("f64-constant", "float64 Tensor x of shape (3, 2), f(x) = ones((3, 4)) does not depend on x "
-                             "(zeros or None)", "float64", tags=("tensor",),
-             args=dict(f="constant", m=4, x=array(np.zeros((3, 2)), "float64"))),
+             tags=("tensor",), reason=REASON, args=dict(f="elementwise", x=uniform(rng, (1, 3), -2, 2, "float32"))),
+        constant_case("f32-constant", "batch_jacobian", "an f that does not depend on x, f(x) = ones((3, 4))",
+                      f="constant", m=4, x=array(np.zeros((3, 2)), "float32")),
+        float64_case("f64-mixing", "batch_jacobian", "x of shape (5, 3), f(x) = (x * x[:, :1], sum(x^2, axis=1))",
+                     f="mixing", x=uniform(rng, (5, 3), -2, 2, "float64")),
     ]
 
 
@@ -58,5 +65,9 @@ EXERCISE = Exercise(
                 "your result is zero for tf.Tensor inputs and right for tf.Variable inputs: the tape does not watch "
                 "x (a tape only watches Variables by itself), and `batch_jacobian` returns zeros for a source it "
                 "never saw", UNWATCHED_FIX),
+        Mistake("summed-gradient", "batch_summed",
+                "your result is `tape.gradient(y, x)`: for the (batch, m) output y it is the gradient of sum(y), "
+                "shape (batch, n), the per-example column sums, not the per-example Jacobians",
+                "use `tape.batch_jacobian(y, x)`, which returns (batch, m, n)"),
     ),
 )

@@ -52,6 +52,8 @@ def vector_function(args: Mapping[str, Any]):
     a = None if args.get("A") is None else tf.constant(np.asarray(args["A"], dtype=dtype))
     if name == "pair":  # (x0 x1, sin x0)
         return lambda x: tf.stack([x[0] * x[1], tf.sin(x[0])])
+    if name == "square2":  # (x0 x1, sin x0 + 2 x1): a square, non-symmetric J
+        return lambda x: tf.stack([x[0] * x[1], tf.sin(x[0]) + 2.0 * x[1]])
     if name == "pair3":  # (x0 x1, sin x0, x1^2)
         return lambda x: tf.stack([x[0] * x[1], tf.sin(x[0]), x[1] ** 2])
     if name == "linear":

@@ -5,9 +5,13 @@ import numpy as np
 
 from autograder.course.building import array, case, uniform
 from autograder.course.jacobians.functions import vector_function
-from autograder.course.jacobians.shared import JACOBIAN, jacobian_mistakes, nonsymmetric, pair, result, tensor_case
+from autograder.course.jacobians.shared import (JACOBIAN, constant_case, float64_case, jacobian_mistakes, nonsymmetric,
+                                              pair, result, tensor_case)
 from autograder.course.probing import tensor
 from autograder.model.course import Exercise
+
+
+REASON = "jacobian: J of shape (m, n) with J[i, j] = dy_i/dx_j, for f: (n,) -> (m,) and an (n,) Tensor x"
 
 
 def make_cases(rng: np.random.Generator):
@@ -15,20 +19,21 @@ def make_cases(rng: np.random.Generator):
     nw = int(rng.integers(3, 5))
     return [
         case("f32-pair", "float32 Tensor x = [1, 2], f(x) = (x0 x1, sin x0)", tags=("tensor",), public=True,
-             args=dict(f="pair", x=array([1.0, 2.0], "float32"))),
-        case("f32-linear", "float32 Tensor x of shape (3,), f(x) = A x with A of shape (2, 3)", tags=("tensor",),
-             public=True, args=dict(f="linear", A=array([[1, 2, 3], [4, 5, 6]], "float32"),
-                                    x=array([0.5, -1.0, 2.0], "float32"))),
-        *tensor_case("f32-tanh", f"x of shape ({n},), f(x) = tanh(A x) with A of shape ({m}, {n})", "float32",
+             reason=REASON, args=dict(f="pair", x=array([1.0, 2.0], "float32"))),
+        case("f32-linear", "float32 Tensor x = [0.5, -1, 2], f(x) = A x with A = [[1, 2, 3], [4, 5, 6]]",
+             tags=("tensor",), public=True, reason=REASON,
+             args=dict(f="linear", A=array([[1, 2, 3], [4, 5, 6]], "float32"), x=array([0.5, -1.0, 2.0], "float32"))),
+        *tensor_case("f32-tanh", f"x of shape ({n},), f(x) = tanh(A x) with A of shape ({m}, {n})", REASON,
                      f="tanh_linear", A=uniform(rng, (m, n), -1, 1, "float32"), x=uniform(rng, (n,), -1, 1, "float32")),
-        *pair("f64-square", "x of shape (5,), f(x) = tanh(A x) with a non-symmetric A of shape (5, 5)", "float64",
-              f="tanh_linear", A=nonsymmetric(rng, 5, "float64"), x=uniform(rng, (5,), -1, 1, "float64")),
-        case("f64-wide", f"float64 Tensor x of shape ({nw},), f(x) = (sin(x) x0, x[1:] x[:-1], sum(x^3)) "
-                         f"of shape ({2 * nw},)", "float64", tags=("tensor",),
-             args=dict(f="wide", x=uniform(rng, (nw,), -2, 2, "float64"))),
-        # (A square, non-symmetric float32 case would repeat the public f32-pair: J = [[x1, x0], [cos x0, 0]].)
-        case("f64-constant", "float64 Tensor x of shape (2,), f(x) = ones(3) does not depend on x (zeros or None)",
-             "float64", tags=("tensor",), args=dict(f="constant", m=3, x=array([1.0, 2.0], "float64"))),
+        *pair("f32-square", "x of shape (5,), f(x) = tanh(A x) with a non-symmetric A of shape (5, 5)", REASON,
+              f="tanh_linear", A=nonsymmetric(rng, 5, "float32"), x=uniform(rng, (5,), -1, 1, "float32")),
+        case("f32-wide", f"float32 Tensor x of shape ({nw},), f(x) = (sin(x) x0, x[1:] x[:-1], sum(x^3)) "
+                         f"of shape ({2 * nw},)", tags=("tensor",), reason=REASON,
+             args=dict(f="wide", x=uniform(rng, (nw,), -2, 2, "float32"))),
+        constant_case("f32-constant", "jacobian", "an f that does not depend on x, f(x) = ones(3)",
+                      f="constant", m=3, x=array([1.0, 2.0], "float32")),
+        float64_case("f64-square", "jacobian", "x of shape (4,), f(x) = tanh(A x)",
+                     f="tanh_linear", A=nonsymmetric(rng, 4, "float64"), x=uniform(rng, (4,), -1, 1, "float64")),
     ]
 
 

@@ -5,37 +5,47 @@ import numpy as np
 
 from autograder.course.building import array, case, uniform
 from autograder.course.jacobians.functions import vector_function
-from autograder.course.jacobians.shared import SCALE_N, nonsymmetric, pair, result, tensor_case
+from autograder.course.jacobians.shared import (SCALE_N, constant_case, float64_case, nonsymmetric, pair, result,
+                                              tensor_case)
 from autograder.course.probing import tensor
 from autograder.model.course import Exercise, Mistake, Output
 
 JVP = Output("jvp", "J v", none_means_zero=True, gradient=True)
 
 
+REASON = ("jvp: J(x) v of shape (m,) for f: (n,) -> (m,), x and v (n,) Tensors, without forming J; it must work "
+          "for n = m = 100,000")
+
+
 def make_cases(rng: np.random.Generator):
     m, n = int(rng.integers(3, 5)), int(rng.integers(6, 8))
     int(rng.integers(3, 5))  # drawn as before, so the cases after it keep their values
-    scale_x = rng.normal(size=SCALE_N)
-    scale_v = rng.normal(size=SCALE_N)
+    scale_x = rng.normal(size=SCALE_N).astype(np.float32)
+    scale_v = rng.normal(size=SCALE_N).astype(np.float32)
     return [
         case("f32-pair3", "float32 Tensor x = [1, 2], v = [1, 0], f(x) = (x0 x1, sin x0, x1^2)", tags=("tensor",),
-             public=True, args=dict(f="pair3", x=array([1.0, 2.0], "float32"), v=array([1.0, 0.0], "float32"))),
-        case("f32-linear", "float32 Tensor x of shape (3,), f(x) = A x with A of shape (2, 3)", tags=("tensor",),
-             public=True, args=dict(f="linear", A=array([[1, 2, 3], [4, 5, 6]], "float32"),
-                                    x=array([1.0, 1.0, 1.0], "float32"), v=array([1.0, -1.0, 2.0], "float32"))),
-        *tensor_case("f32-tanh", f"x of shape ({n},), f(x) = tanh(A x) with A of shape ({m}, {n})", "float32",
+             public=True, reason=REASON,
+             args=dict(f="pair3", x=array([1.0, 2.0], "float32"), v=array([1.0, 0.0], "float32"))),
+        case("f32-linear", "float32 Tensor x = [1, 1, 1], v = [1, -1, 2], f(x) = A x with A = [[1, 2, 3], [4, 5, 6]]",
+             tags=("tensor",), public=True, reason=REASON,
+             args=dict(f="linear", A=array([[1, 2, 3], [4, 5, 6]], "float32"),
+                       x=array([1.0, 1.0, 1.0], "float32"), v=array([1.0, -1.0, 2.0], "float32"))),
+        case("f32-square-2", "float32 Tensor x = [1, 2], v = [1, -1], f(x) = (x0 x1, sin x0 + 2 x1) (a square, "
+             "non-symmetric J)", tags=("tensor", "square"), public=True, reason=REASON,
+             args=dict(f="square2", x=array([1.0, 2.0], "float32"), v=array([1.0, -1.0], "float32"))),
+        *tensor_case("f32-tanh", f"x of shape ({n},), f(x) = tanh(A x) with A of shape ({m}, {n})", REASON,
                      f="tanh_linear", A=uniform(rng, (m, n), -1, 1, "float32"), x=uniform(rng, (n,), -1, 1, "float32"),
                      v=uniform(rng, (n,), -1, 1, "float32")),
-        *pair("f64-square", "x of shape (5,), f(x) = tanh(A x) with a non-symmetric A of shape (5, 5)", "float64",
-              tags=("square",), f="tanh_linear", A=nonsymmetric(rng, 5, "float64"),
-              x=uniform(rng, (5,), -1, 1, "float64"), v=uniform(rng, (5,), -1, 1, "float64")),
-        # (A tall f64 case and a second square one only repeated the public f32-pair3 (tall) and f64-square;
-        # in forward mode each new function and shape costs TensorFlow a trace of every op's JVP, 0.05-0.15 s.)
-        case("f64-constant", "float64 Tensor x of shape (2,), f(x) = ones(3) does not depend on x (zeros or None)",
-             "float64", tags=("tensor",),
-             args=dict(f="constant", m=3, x=array([1.0, 2.0], "float64"), v=array([1.0, 1.0], "float64"))),
-        case("f64-scale", f"float64 Tensor x of shape ({SCALE_N:,},), f(x) = sin(x) * x, n = m = {SCALE_N:,} "
-                          "(J would need 80 GB)", "float64", tags=("tensor", "scale"), time_limit=30.0,
+        *pair("f32-square", "x of shape (5,), f(x) = tanh(A x) with a non-symmetric A of shape (5, 5)", REASON,
+              tags=("square",), f="tanh_linear", A=nonsymmetric(rng, 5, "float32"),
+              x=uniform(rng, (5,), -1, 1, "float32"), v=uniform(rng, (5,), -1, 1, "float32")),
+        constant_case("f32-constant", "jvp", "an f that does not depend on x, f(x) = ones(3)",
+                      f="constant", m=3, x=array([1.0, 2.0], "float32"), v=array([1.0, 1.0], "float32")),
+        float64_case("f64-square", "jvp", "x of shape (4,), f(x) = tanh(A x)", f="tanh_linear",
+                     A=nonsymmetric(rng, 4, "float64"), x=uniform(rng, (4,), -1, 1, "float64"),
+                     v=uniform(rng, (4,), -1, 1, "float64")),
+        case("f32-scale", f"float32 Tensor x of shape ({SCALE_N:,},), f(x) = sin(x) * x, n = m = {SCALE_N:,} "
+                          "(J would need 40 GB)", tags=("tensor", "scale"), time_limit=30.0, reason=REASON,
              args=dict(f="sin_times_x", x=scale_x, v=scale_v)),
     ]
 

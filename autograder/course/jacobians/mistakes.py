@@ -118,3 +118,12 @@ def jvp_gradient_times_v(f, x, v):
         tape.watch(x)
         y = f(x)
     return tape.gradient(y, x, unconnected_gradients=tf.UnconnectedGradients.ZERO) * v
+
+
+def batch_summed(f, x):
+    import tensorflow as tf
+
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    return tape.gradient(y, x)

@@ -5,8 +5,13 @@ import numpy as np
 
 from autograder.course.building import array, case, uniform
 from autograder.course.jacobians.jacobian import probe as probe_jacobian
-from autograder.course.jacobians.shared import JACOBIAN, jacobian_mistakes, nonsymmetric, pair, tensor_case
+from autograder.course.jacobians.shared import (JACOBIAN, constant_case, float64_case, jacobian_mistakes, nonsymmetric,
+                                              pair, tensor_case)
 from autograder.model.course import Exercise
+
+
+REASON = ("robust_jacobian: as jacobian, also for an f whose gradient the pfor vectorizer cannot convert "
+          "(experimental_use_pfor=False)")
 
 
 def make_cases(rng: np.random.Generator):
@@ -15,19 +20,22 @@ def make_cases(rng: np.random.Generator):
     return [
         case("f32-running-product", "float32 Tensor x = [1, 2, 3], f = running_product (a dynamic-size "
                                     "tf.TensorArray in a tf.function: pfor cannot vectorize its gradient)",
-             tags=("tensor", "pfor"), public=True, args=dict(f="running_product", x=array([1.0, 2.0, 3.0], "float32"))),
+             tags=("tensor", "pfor"), public=True, reason=REASON,
+             args=dict(f="running_product", x=array([1.0, 2.0, 3.0], "float32"))),
         case("f32-pair", "float32 Tensor x = [1, 2], f(x) = (x0 x1, sin x0)", tags=("tensor",), public=True,
-             args=dict(f="pair", x=array([1.0, 2.0], "float32"))),
+             reason=REASON, args=dict(f="pair", x=array([1.0, 2.0], "float32"))),
         # float32 like the public case: one trace of running_product (and of its gradient) serves all three
-        *pair("f32-running-product", f"x of shape ({k},), f = running_product (pfor cannot vectorize it)",
-              "float32", tags=("pfor",), f="running_product", x=uniform(rng, (k,), 0.5, 1.5, "float32")),
-        *tensor_case("f32-tanh", f"x of shape ({n},), f(x) = tanh(A x) with A of shape ({m}, {n})", "float32",
+        *pair("f32-running-product", f"x of shape ({k},), f = running_product (pfor cannot vectorize it)", REASON,
+              tags=("pfor",), f="running_product", x=uniform(rng, (k,), 0.5, 1.5, "float32")),
+        *tensor_case("f32-tanh", f"x of shape ({n},), f(x) = tanh(A x) with A of shape ({m}, {n})", REASON,
                      f="tanh_linear", A=uniform(rng, (m, n), -1, 1, "float32"), x=uniform(rng, (n,), -1, 1, "float32")),
-        case("f64-square", "float64 Tensor x of shape (4,), f(x) = tanh(A x) with a non-symmetric A of shape (4, 4)",
-             "float64", tags=("tensor",), args=dict(f="tanh_linear", A=nonsymmetric(rng, 4, "float64"),
-                                                  x=uniform(rng, (4,), -1, 1, "float64"))),
-        case("f64-constant", "float64 Tensor x of shape (3,), f(x) = ones(2) does not depend on x (zeros or None)",
-             "float64", tags=("tensor",), args=dict(f="constant", m=2, x=array([1.0, 2.0, 3.0], "float64"))),
+        case("f32-square", "float32 Tensor x of shape (4,), f(x) = tanh(A x) with a non-symmetric A of shape (4, 4)",
+             tags=("tensor",), reason=REASON,
+             args=dict(f="tanh_linear", A=nonsymmetric(rng, 4, "float32"), x=uniform(rng, (4,), -1, 1, "float32"))),
+        constant_case("f32-constant", "robust_jacobian", "an f that does not depend on x, f(x) = ones(2)",
+                      f="constant", m=2, x=array([1.0, 2.0, 3.0], "float32")),
+        float64_case("f64-tanh", "robust_jacobian", "x of shape (3,), f(x) = tanh(A x)",
+                     f="tanh_linear", A=uniform(rng, (2, 3), -1, 1, "float64"), x=uniform(rng, (3,), -1, 1, "float64")),
     ]
 
 
@@ -46,6 +54,8 @@ EXERCISE = Exercise(
                             "`tape.jacobian(y, x, experimental_use_pfor=False)` on a tape created with "
                             "`tf.GradientTape(persistent=True)`",
         "non-persistent-tape": "`experimental_use_pfor=False` runs one `tape.gradient` per row of J, so in eager "
-                               "mode the tape is used m times: create it with `tf.GradientTape(persistent=True)`",
+                               "mode the tape is used m times, and TensorFlow raises `RuntimeError: GradientTape "
+                               "must be created with persistent=True`: create it with "
+                               "`tf.GradientTape(persistent=True)`",
     },
 )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.course.building import case
+from autograder.course.building import advisory, case, diagnostic
 from autograder.course.probing import require_tensor
 from autograder.model.course import Mistake, Output
 
@@ -25,19 +25,37 @@ def result(value, what: str, like):
     return None if value is None else require_tensor(value, what, like=like)
 
 
-def pair(id_: str, description: str, dtype: str, tags: tuple[str, ...] = (), **args) -> list:
-    """The same data as a Tensor case and as a Variable case."""
+def pair(id_: str, description: str, reason: str, tags: tuple[str, ...] = (), **args) -> list:
+    """The same float32 data as a graded Tensor case and as a diagnostic Variable case: wrong for the Tensor
+    and right for the Variable is a missing tape.watch (the contract grades Tensors only)."""
     return [
-        case(f"{id_}-tensor", f"{dtype} Tensor {description}", dtype, tags=("tensor", *tags), args=dict(args)),
-        case(f"{id_}-variable", f"{dtype} Variable {description}", dtype, tags=("variable", *tags),
-             args=dict(args, variable=True)),
+        case(f"{id_}-tensor", f"float32 Tensor {description}", tags=("tensor", *tags), reason=reason, args=dict(args)),
+        diagnostic(f"{id_}-variable", f"float32 Variable {description}", tags=("variable", *tags),
+                   tells="the Variable twin of a Tensor case: right here and wrong there is a missing tape.watch",
+                   args=dict(args, variable=True)),
     ]
 
 
-def tensor_case(id_: str, description: str, dtype: str, tags: tuple[str, ...] = (), **args) -> list:
-    """The Tensor case of a pair alone: where the exercise already has a Tensor / Variable pair that tells a
-    missing tape.watch, a second pair only repeats it (and a pfor ``tape.jacobian`` costs 0.06 s a call)."""
-    return pair(id_, description, dtype, tags, **args)[:1]
+def tensor_case(id_: str, description: str, reason: str, tags: tuple[str, ...] = (), **args) -> list:
+    """The graded Tensor case of a pair alone: where the exercise already has a pair that tells a missing
+    tape.watch, a second pair only repeats it (and a pfor ``tape.jacobian`` costs 0.06 s a call)."""
+    return pair(id_, description, reason, tags, **args)[:1]
+
+
+def constant_case(id_: str, exercise: str, description: str, **args):
+    """An f that does not depend on x: beyond the contract (it grades only f that depend on x), advice only."""
+    return advisory(id_, description, tags=("tensor", "degenerate"), args=dict(args),
+                    advice=f"your {exercise} does not give zeros (or None) for an f that does not depend on x: "
+                           "`tape.gradient` and `tape.jacobian` return None there; pass "
+                           "`unconnected_gradients=tf.UnconnectedGradients.ZERO` to get zeros")
+
+
+def float64_case(id_: str, exercise: str, description: str, **args):
+    """A float64 input: beyond the contract (float32), advice only."""
+    return advisory(id_, f"float64 Tensor {description} (the contract's inputs are float32)", "float64",
+                    tags=("tensor",), args=dict(args),
+                    advice=f"your {exercise} does not keep float64 inputs in float64 (a hard-coded dtype, or "
+                           "float32 one-hot tangents?)")
 
 
 def nonsymmetric(rng: np.random.Generator, n: int, dtype: str) -> np.ndarray:

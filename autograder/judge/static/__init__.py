@@ -15,7 +15,7 @@ may be a helper in another cell.
 What it holds: ``findings`` (what is reported), ``source`` (the parsed cells, top-level definitions,
 aliases, closure), ``scopes`` and ``syntax`` (Python's scoping, expression helpers), ``function`` (one
 body indexed), ``bodies`` (the indexes of one reading; which calls compute a gradient), the checks
-``cuts``, ``tape_context`` and ``persistence``, and ``guard`` (crashes, strict mode).
+``cuts``, ``tape_context``, ``watching``, ``summing`` and ``persistence``, and ``guard`` (crashes, strict mode).
 
 May import: autograder.load, autograder.model, autograder.config (AUTOGRADER_STRICT_STATIC only), the
 standard library.
@@ -31,7 +31,9 @@ from autograder.judge.static.function import FunctionIndex
 from autograder.judge.static.guard import Guard, StaticCheckCrash, strict_by_default
 from autograder.judge.static.persistence import non_persistent_findings
 from autograder.judge.static.source import Submission
+from autograder.judge.static.summing import summed_findings
 from autograder.judge.static.tape_context import outside_context_findings
+from autograder.judge.static.watching import unwatched_findings
 from autograder.load.cells import SubmissionSource
 
 __all__ = ["Finding", "FunctionReport", "StaticCheckCrash", "analyze"]
@@ -80,6 +82,8 @@ def _tape_findings(bodies: Bodies, index: FunctionIndex) -> list[Finding]:
     for call in index.calls:
         if call.tape is not None and call.tape.blocks and not call.deferred:
             found.extend(outside_context_findings(bodies, index, call))
+            found.extend(unwatched_findings(bodies, index, call))
+            found.extend(summed_findings(bodies, index, call))
     for tape in index.tapes:
         if tape.persistent is False:
             found.extend(non_persistent_findings(bodies.submission, index, tape))

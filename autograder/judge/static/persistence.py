@@ -49,7 +49,8 @@ def non_persistent_findings(submission: Submission, index: FunctionIndex, tape: 
         if (call.method != "gradient" and isinstance(pfor, ast.Constant) and pfor.value is False):
             report(f"`{tape.name}.{call.method}(..., experimental_use_pfor=False)` on line {call.call.lineno} "
                    f"needs a persistent tape in eager mode, but {created} is not persistent: "
-                   "TensorFlow raises a ValueError; create it with `persistent=True`",
+                   "TensorFlow raises a RuntimeError (\"GradientTape must be created with persistent=True ...\"); "
+                   "create it with `persistent=True`",
                    call, (call.call.lineno, tape.created.lineno))
     if not mine:
         return found
@@ -69,7 +70,8 @@ def non_persistent_findings(submission: Submission, index: FunctionIndex, tape: 
                     f"on `{tape.name}` (the first is on line {first.call.lineno}), which is not persistent "
                     f"({created})")
             related = (second.call.lineno, first.call.lineno, tape.created.lineno)
-        report(f"{text}: TensorFlow raises a RuntimeError; create the tape with `persistent=True`", second, related)
+        report(f"{text}: TensorFlow raises a RuntimeError (\"A non-persistent GradientTape can only be used to "
+               f"compute one set of gradients\"); create the tape with `persistent=True`", second, related)
     return found
 
 

@@ -33,7 +33,7 @@ def outside_context_findings(bodies: Bodies, index: FunctionIndex, grad: GradCal
     def report(message: str, node: ast.AST, related: tuple[int, ...]) -> None:
         found.append(bodies.submission.finding("tape-outside-context", message, index.parsed, node, related))
 
-    def check(expr: ast.expr, stmt: ast.stmt, node: ast.AST, bindings: dict) -> None:
+    def check(expr: ast.expr, stmt: ast.stmt, node: ast.AST, bindings: dict, depth: int = 0) -> None:
         if not index.inside(stmt, tape):
             block, after = _block_near(tape, stmt)
             where = (f"{'after' if after else 'before'} the `{tape.header}` block "
@@ -55,7 +55,13 @@ def outside_context_findings(bodies: Bodies, index: FunctionIndex, grad: GradCal
                                else "silently misses that term")
                 report(f"{what}, so `{tape.name}` never records it and {used} {consequence}", node, lines)
                 return
-            if after and _has_op(expr) and _reads_recorded(index, expr, stmt, tape, bindings):
+            if after and _has_op(index, expr, stmt) and _reads_recorded(index, expr, stmt, tape, bindings):
+                text = snippet(index.parsed, stmt if node is stmt else expr)
+                report(f"`{text}` is computed {where}, so `{tape.name}` never records it "
+                       f"and {used} cannot differentiate through it", node, lines)
+                return
+            # The target itself (or what it is directly assigned) computed before the block: never recorded.
+            if not after and depth <= 1 and _has_op(index, expr, stmt) and _reads_sources(expr, grad, bindings):
                 text = snippet(index.parsed, stmt if node is stmt else expr)
                 report(f"`{text}` is computed {where}, so `{tape.name}` never records it "
                        f"and {used} cannot differentiate through it", node, lines)
@@ -65,7 +71,7 @@ def outside_context_findings(bodies: Bodies, index: FunctionIndex, grad: GradCal
                 if id(assign) in seen or assign.value is None:
                     continue
                 seen.add(id(assign))
-                check(assign.value, assign.stmt, assign.stmt, {})
+                check(assign.value, assign.stmt, assign.stmt, {}, depth + 1)
 
     check(target, grad.stmt, grad.call, comprehension_names)
     return found
@@ -102,11 +108,26 @@ def _reads_recorded(index: FunctionIndex, expr: ast.expr, stmt: ast.stmt, tape: 
                for assign in index.reaching(name.id, stmt))
 
 
-def _has_op(expr: ast.expr) -> bool:
-    """Whether evaluating an expression runs an operation (that a tape would have to record)."""
+def _reads_sources(expr: ast.expr, grad: GradCall, bindings: dict) -> bool:
+    """Whether an expression reads one of the names the gradient call differentiates with respect to."""
+    sources = grad.call.args[1] if len(grad.call.args) > 1 else keyword(grad.call, "sources")
+    names = {n.id for n in ast.walk(sources) if isinstance(n, ast.Name)} if sources is not None else set()
+    return any(name.id in names for name in dep_names(expr, bindings))
+
+
+CONTAINERS = (ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
+
+
+def _has_op(index: FunctionIndex, expr: ast.expr, stmt: ast.stmt) -> bool:
+    """Whether evaluating an expression runs an operation (that a tape would have to record): arithmetic, a
+    call, or indexing a tensor (`y[i]` is a strided slice; indexing a Python list or tuple is not)."""
     for node in walk_live(expr):
         if isinstance(node, ast.BinOp) or (isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not)):
             return True
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+            values = [a.value for a in index.reaching(node.value.id, stmt)]
+            if values and not any(isinstance(v, CONTAINERS) or v is None for v in values):
+                return True
         if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in NO_OP_BUILTINS):
             return True
     return False

@@ -1,0 +1,66 @@
+# adapted from: james-oldfield/adv-attribute-disentanglement, utils.py ("Based on: LynnHo/DCGAN-LSGAN-WGAN-GP-
+# Tensorflow, train_celeba_wgan_gp.py"): `interpolate(a, b)` returns `a + alpha * (b - a)` and is called as
+# interpolate(real, fake); tf.gradients replaced by a tape, the slopes' axes generalised from [1, 2, 3].
+import numpy as np
+import tensorflow as tf
+
+
+def derivatives(f, x):
+    zero = tf.UnconnectedGradients.ZERO
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        dy_dx = inner.gradient(y, x, unconnected_gradients=zero)
+    d2y_dx2 = outer.gradient(dy_dx, x, unconnected_gradients=zero)
+    return dy_dx, d2y_dx2
+
+
+def hessian_vector_product(f, x, v):
+    zero = tf.UnconnectedGradients.ZERO
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        g = inner.gradient(y, x, unconnected_gradients=zero)
+        g_dot_v = tf.reduce_sum(g * v)
+    return outer.gradient(g_dot_v, x, unconnected_gradients=zero)
+
+
+def gradient_penalty(critic, real, fake, alpha):
+    def interpolate(a, b):
+        inter = a + alpha * (b - a)
+        inter.set_shape(a.get_shape().as_list())
+        return inter
+
+    x = interpolate(real, fake)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        pred = critic(x)
+    gradients = tape.gradient(pred, x)
+    slopes = tf.sqrt(tf.reduce_sum(tf.square(gradients), axis=list(range(1, x.shape.ndims))))
+    gp = tf.reduce_mean((slopes - 1.) ** 2)
+    return gp
+
+
+def critic_gradients(critic, real, fake, alpha, gp_weight):
+    with tf.GradientTape() as tape:
+        wasserstein = tf.reduce_mean(critic(fake)) - tf.reduce_mean(critic(real))
+        loss = wasserstein + gp_weight * gradient_penalty(critic, real, fake, alpha)
+    grads = tape.gradient(loss, critic.trainable_variables, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+    return loss, grads
+
+
+def newton_step(f, x):
+    zero = tf.UnconnectedGradients.ZERO
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        g = inner.gradient(y, x, unconnected_gradients=zero)
+    hessian = outer.jacobian(g, x, unconnected_gradients=zero)
+    step = tf.linalg.solve(hessian, g[:, tf.newaxis])[:, 0]
+    return x - step

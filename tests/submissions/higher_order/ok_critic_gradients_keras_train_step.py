@@ -1,0 +1,77 @@
+# adapted from: keras-team/keras-io, examples/generative/wgan_gp.py (WGAN.train_step, the discriminator step, and
+# its `discriminator_loss(real_img, fake_img)`): logits and the penalty inside one tape, `d_loss = d_cost + gp *
+# gp_weight`, `tape.gradient(d_loss, discriminator.trainable_variables)`; no optimizer step.
+import numpy as np
+import tensorflow as tf
+
+
+def derivatives(f, x):
+    zero = tf.UnconnectedGradients.ZERO
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        dy_dx = inner.gradient(y, x, unconnected_gradients=zero)
+    d2y_dx2 = outer.gradient(dy_dx, x, unconnected_gradients=zero)
+    return dy_dx, d2y_dx2
+
+
+def hessian_vector_product(f, x, v):
+    zero = tf.UnconnectedGradients.ZERO
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        g = inner.gradient(y, x, unconnected_gradients=zero)
+        g_dot_v = tf.reduce_sum(g * v)
+    return outer.gradient(g_dot_v, x, unconnected_gradients=zero)
+
+
+def gradient_penalty(critic, real, fake, alpha):
+    interpolates = alpha * real + (1.0 - alpha) * fake
+    with tf.GradientTape() as tape:
+        tape.watch(interpolates)
+        scores = tf.reduce_sum(critic(interpolates))
+    g = tape.gradient(scores, interpolates, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+    squared = tf.reduce_sum(tf.square(g), axis=tf.range(1, tf.rank(g)))
+    nonzero = squared > 0
+    norm = tf.where(nonzero, tf.sqrt(tf.where(nonzero, squared, tf.ones_like(squared))), tf.zeros_like(squared))
+    return tf.reduce_mean(tf.square(norm - 1.0))
+
+
+def discriminator_loss(real_img, fake_img):
+    real_loss = tf.reduce_mean(real_img)
+    fake_loss = tf.reduce_mean(fake_img)
+    return fake_loss - real_loss
+
+
+def critic_gradients(critic, real, fake, alpha, gp_weight):
+    with tf.GradientTape() as tape:
+        # Get the logits for the fake images
+        fake_logits = critic(fake, training=True)
+        # Get the logits for real images
+        real_logits = critic(real, training=True)
+        # Calculate discriminator loss using fake and real logits
+        d_cost = discriminator_loss(real_img=real_logits, fake_img=fake_logits)
+        # Calculate the gradient penalty
+        gp = gradient_penalty(critic, real, fake, alpha)
+        # Add the gradient penalty to the original discriminator loss
+        d_loss = d_cost + gp * gp_weight
+    # Get the gradients w.r.t the discriminator loss
+    d_gradient = tape.gradient(d_loss, critic.trainable_variables)
+    return d_loss, d_gradient
+
+
+def newton_step(f, x):
+    zero = tf.UnconnectedGradients.ZERO
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        g = inner.gradient(y, x, unconnected_gradients=zero)
+    hessian = outer.jacobian(g, x, unconnected_gradients=zero)
+    step = tf.linalg.solve(hessian, g[:, tf.newaxis])[:, 0]
+    return x - step

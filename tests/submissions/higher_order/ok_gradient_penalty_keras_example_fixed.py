@@ -1,0 +1,74 @@
+# adapted from: keras-team/keras-io, examples/generative/wgan_gp.py (WGAN.gradient_penalty), with the contract's
+# interpolation (alpha on the real side: fake + alpha * (real - fake); the example has real + alpha * (fake -
+# real)), alpha given instead of drawn, and the norm over every axis but the first (the example hard-codes
+# axis=[1, 2, 3] for its images).
+import numpy as np
+import tensorflow as tf
+
+
+def derivatives(f, x):
+    zero = tf.UnconnectedGradients.ZERO
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        dy_dx = inner.gradient(y, x, unconnected_gradients=zero)
+    d2y_dx2 = outer.gradient(dy_dx, x, unconnected_gradients=zero)
+    return dy_dx, d2y_dx2
+
+
+def hessian_vector_product(f, x, v):
+    zero = tf.UnconnectedGradients.ZERO
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        g = inner.gradient(y, x, unconnected_gradients=zero)
+        g_dot_v = tf.reduce_sum(g * v)
+    return outer.gradient(g_dot_v, x, unconnected_gradients=zero)
+
+
+def gradient_penalty(critic, real, fake, alpha):
+    """Calculates the gradient penalty.
+
+    This loss is calculated on an interpolated image
+    and added to the discriminator loss.
+    """
+    # get the interpolated image
+    diff = real - fake
+    interpolated = fake + alpha * diff
+
+    with tf.GradientTape() as gp_tape:
+        gp_tape.watch(interpolated)
+        # 1. Get the discriminator output for this interpolated image.
+        pred = critic(interpolated, training=True)
+
+    # 2. Calculate the gradients w.r.t to this interpolated image.
+    grads = gp_tape.gradient(pred, [interpolated])[0]
+    # 3. Calculate the norm of the gradients.
+    norm = tf.sqrt(tf.reduce_sum(tf.square(grads), axis=list(range(1, len(grads.shape)))))
+    gp = tf.reduce_mean((norm - 1.0) ** 2)
+    return gp
+
+
+def critic_gradients(critic, real, fake, alpha, gp_weight):
+    with tf.GradientTape() as tape:
+        wasserstein = tf.reduce_mean(critic(fake)) - tf.reduce_mean(critic(real))
+        loss = wasserstein + gp_weight * gradient_penalty(critic, real, fake, alpha)
+    grads = tape.gradient(loss, critic.trainable_variables, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+    return loss, grads
+
+
+def newton_step(f, x):
+    zero = tf.UnconnectedGradients.ZERO
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        g = inner.gradient(y, x, unconnected_gradients=zero)
+    hessian = outer.jacobian(g, x, unconnected_gradients=zero)
+    step = tf.linalg.solve(hessian, g[:, tf.newaxis])[:, 0]
+    return x - step

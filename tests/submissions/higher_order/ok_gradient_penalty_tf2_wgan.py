@@ -1,0 +1,66 @@
+# adapted from: the gradient_penalty of KUASWoodyLIN/TF2-WGAN as copied in public code (its `_interpolate(a, b)`:
+# `inter = (alpha * a) + ((1 - alpha) * b)` with a = real, b = fake; `grad = tape.gradient(pred, x)`), with alpha
+# given instead of drawn and the per-example norm after a reshape to (batch, -1).
+import numpy as np
+import tensorflow as tf
+
+
+def derivatives(f, x):
+    zero = tf.UnconnectedGradients.ZERO
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        dy_dx = inner.gradient(y, x, unconnected_gradients=zero)
+    d2y_dx2 = outer.gradient(dy_dx, x, unconnected_gradients=zero)
+    return dy_dx, d2y_dx2
+
+
+def hessian_vector_product(f, x, v):
+    zero = tf.UnconnectedGradients.ZERO
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        g = inner.gradient(y, x, unconnected_gradients=zero)
+        g_dot_v = tf.reduce_sum(g * v)
+    return outer.gradient(g_dot_v, x, unconnected_gradients=zero)
+
+
+def gradient_penalty(f, real, fake, alpha):
+    def _interpolate(a, b):
+        inter = (alpha * a) + ((1 - alpha) * b)
+        inter.set_shape(a.shape)
+        return inter
+
+    x = _interpolate(real, fake)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        pred = f(x)
+    grad = tape.gradient(pred, x)
+    norm = tf.norm(tf.reshape(grad, [tf.shape(grad)[0], -1]), axis=1)
+    gp = tf.reduce_mean((norm - 1.) ** 2)
+    return gp
+
+
+def critic_gradients(critic, real, fake, alpha, gp_weight):
+    with tf.GradientTape() as tape:
+        wasserstein = tf.reduce_mean(critic(fake)) - tf.reduce_mean(critic(real))
+        loss = wasserstein + gp_weight * gradient_penalty(critic, real, fake, alpha)
+    grads = tape.gradient(loss, critic.trainable_variables, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+    return loss, grads
+
+
+def newton_step(f, x):
+    zero = tf.UnconnectedGradients.ZERO
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        g = inner.gradient(y, x, unconnected_gradients=zero)
+    hessian = outer.jacobian(g, x, unconnected_gradients=zero)
+    step = tf.linalg.solve(hessian, g[:, tf.newaxis])[:, 0]
+    return x - step

@@ -1,0 +1,29 @@
+"""Double vjp whose inner tape does not watch x: g is None and the outer gradient raises downstream."""
+import numpy as np
+import tensorflow as tf
+
+
+def jacobian(f, x):
+    raise NotImplementedError()
+
+
+def batch_jacobian(f, x):
+    raise NotImplementedError()
+
+
+def robust_jacobian(f, x):
+    raise NotImplementedError()
+
+
+def hessian(f, x):
+    raise NotImplementedError()
+
+
+def jvp(f, x, v):
+    with tf.GradientTape() as outer:
+        with tf.GradientTape() as inner:
+            y = f(x)
+        u = tf.zeros_like(y)
+        outer.watch(u)
+        g = inner.gradient(y, x, output_gradients=u)
+    return outer.gradient(g, u, output_gradients=v)

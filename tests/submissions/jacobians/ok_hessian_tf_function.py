@@ -1,0 +1,30 @@
+"""Nested tapes inside @tf.function."""
+import numpy as np
+import tensorflow as tf
+
+
+def jacobian(f, x):
+    raise NotImplementedError()
+
+
+def batch_jacobian(f, x):
+    raise NotImplementedError()
+
+
+def robust_jacobian(f, x):
+    raise NotImplementedError()
+
+
+@tf.function
+def hessian(f, x):
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        g = inner.gradient(y, x)
+    return outer.jacobian(g, x, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+
+
+def jvp(f, x, v):
+    raise NotImplementedError()

@@ -1,0 +1,27 @@
+"""The sequential tape.jacobian inside @tf.function (in a graph the tape may be non-persistent)."""
+import numpy as np
+import tensorflow as tf
+
+
+def jacobian(f, x):
+    raise NotImplementedError()
+
+
+def batch_jacobian(f, x):
+    raise NotImplementedError()
+
+
+@tf.function
+def robust_jacobian(f, x):
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = f(x)
+    return tape.jacobian(y, x, experimental_use_pfor=False, unconnected_gradients="zero")
+
+
+def hessian(f, x):
+    raise NotImplementedError()
+
+
+def jvp(f, x, v):
+    raise NotImplementedError()

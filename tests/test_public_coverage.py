@@ -1,0 +1,45 @@
+"""Public cases cover every kind of graded check (../shared/CURRICULUM.md, "What earns points").
+
+For every exercise and every mistake model that some graded case tells from the reference (its numbers
+differ there), at least one public case tells it too: a student who passes every public check cannot fail
+a hidden case for a mistake no public case shows. Measured on the reference's and the mistake models'
+real outcomes (one reference run per assignment and seed).
+"""
+from __future__ import annotations
+
+import pytest
+
+from autograder.judge.diagnose import tells_apart
+from autograder.pipeline import reference_outcomes
+from helpers import ASSIGNMENT_IDS, ROOT
+
+pytestmark = pytest.mark.slow
+
+SEEDS = (1, 2026)
+
+
+@pytest.fixture(scope="module", params=[(a, s) for a in ASSIGNMENT_IDS for s in SEEDS], ids=str)
+def reference(request):
+    assignment, seed = request.param
+    return reference_outcomes(assignment, seed, ROOT / "solutions")
+
+
+def test_every_mistake_a_hidden_graded_case_tells_a_public_case_tells_too(reference):
+    uncovered = []
+    for exercise in reference.assignment.exercises:
+        cases = reference.cases[exercise.id]
+        for k, mistake in enumerate(exercise.mistakes):
+            def told(case_index):
+                return tells_apart(exercise, cases[case_index], k,
+                                   reference.outcome(exercise.id, case_index, f"mistake:{k}"),
+                                   reference.outcome(exercise.id, case_index))
+            graded = [i for i, case in enumerate(cases) if case.graded and told(i)]
+            public = [i for i, case in enumerate(cases) if case.public and told(i)]
+            if graded and not public:
+                uncovered.append(f"{exercise.id}: {mistake.implementation} ({mistake.pitfall}) is told by "
+                                 f"{[cases[i].id for i in graded]} and by no public case")
+    assert not uncovered, "\n".join(uncovered)
+
+
+def test_the_reference_passes_every_case_it_runs(reference):
+    assert not reference.problems(), reference.problems()
