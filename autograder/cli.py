@@ -10,9 +10,10 @@ from autograder.course import ASSIGNMENT_IDS
 from autograder.report import formats
 
 GRADE_EPILOG = """\
-formats: text (default) and json (the contract's JSON); gradescope (results.json, one submission);
-junit (XML, a testsuite per submission); csv (gradebook, a row per student); classroom (GitHub
-Classroom: prints the feedback and points, and appends result=<base64 JSON> to $GITHUB_OUTPUT when set).
+formats: text (default) and json (the contract's JSON); gradescope (results.json, one submission, feedback
+in Markdown); junit (XML, a testsuite per submission); csv (the kit's gradebook, a row per student);
+classroom50 (Classroom 50: writes ./result.json and release-body.md, prints the feedback); canvas and moodle
+(the LMS's own gradebook export, --roster, with this run's points in one column).
 
 exit status: 0 grading completed (whatever the scores, unless --fail-under); 1 some submission scored
 below --fail-under (the report is still written); 2 the grader could not run (bad arguments, no such
@@ -59,12 +60,18 @@ def build_parser() -> argparse.ArgumentParser:
                                 "and DIR/index.html")
     grade_cmd.add_argument("--report-dir", metavar="DIR",
                            help="also write the class report (DIR/index.html with plots; needs matplotlib)")
+    grade_cmd.add_argument("--step-summary", action="store_true",
+                           help="also append the points and the feedback to the GitHub Actions job summary "
+                                "($GITHUB_STEP_SUMMARY)")
+    add_lms_arguments(grade_cmd)
     merge_cmd = commands.add_parser("merge", help="join the JSON results of shards into one",
                                     description="Join `autograder grade --format json` results (of shards run "
                                                 "anywhere) into one list, in path order.")
     merge_cmd.add_argument("results", nargs="+", metavar="RESULTS.json")
-    merge_cmd.add_argument("--format", choices=("text", "json", "junit", "csv"), default="json")
+    merge_cmd.add_argument("--format", choices=("text", "json", "junit", "csv", *formats.ROSTER_FORMATS),
+                           default="json")
     merge_cmd.add_argument("--output", metavar="FILE", help="write here instead of stdout")
+    add_lms_arguments(merge_cmd)
     report_cmd = commands.add_parser(
         "report", help="write the class report (HTML with plots) from grading results",
         description="Write DIR/index.html, a class report with plots (score distribution per assignment, how "
@@ -93,6 +100,18 @@ def build_parser() -> argparse.ArgumentParser:
                             help="time for grading one submission before a score-0 result is written "
                                  "(default: %(default)s; keep Gradescope's own timeout longer)")
     return parser
+
+
+def add_lms_arguments(command: argparse.ArgumentParser) -> None:
+    lms = command.add_argument_group("LMS gradebooks (--format canvas or moodle)")
+    lms.add_argument("--roster", metavar="EXPORT.csv",
+                     help="the gradebook exported from Canvas or Moodle: its students, filled with the points")
+    lms.add_argument("--lms-column", metavar="TITLE",
+                     help='the column to fill, e.g. "Custom gradients (1234)" for a Canvas assignment '
+                          "(default: a column titled with the assignment's id, added when missing)")
+    lms.add_argument("--match-by", metavar="COLUMN",
+                     help="the roster column that holds the kit's student ids (default: Canvas: SIS Login ID, "
+                          "then SIS User ID, then Student; Moodle: Username, then ID number, then Email address)")
 
 
 def parse_shard(text: str) -> tuple[int, int]:

@@ -8,12 +8,14 @@ from pathlib import Path
 
 from rich.console import Console
 
-from autograder.config import KIT_ROOT, GiB, Limits, SetupError, Settings
+from autograder.config import KIT_ROOT, GiB, Limits, SetupError, Settings, variable
+from autograder.frontends import platform_outputs
 from autograder.load.discover import find_submissions, in_shard
 from autograder.pipeline import grade
 from autograder.report import formats
 from autograder.report.class_report import matplotlib_missing
 from autograder.report.contract import to_json
+from autograder.report.lms import RosterError
 from autograder.report.numbers import number
 from autograder.report.safe_text import cell, line
 from autograder.report.text import class_table, submission_text
@@ -25,18 +27,54 @@ EXAMPLES = KIT_ROOT / "examples"
 
 
 def merge_command(args) -> int:
+    if problem := roster_problem(args):
+        print(f"autograder: error: {problem}", file=sys.stderr)
+        return 2
     try:
         results = merge_results([Path(path) for path in args.results])
     except MergeError as error:
         print(f"autograder: error: {error}", file=sys.stderr)
         return 2
-    report = (to_json(results) if args.format == "json" else class_table(results) if args.format == "text"
-              else formats.render(args.format, results))
+    try:
+        report = (to_json(results) if args.format == "json" else class_table(results) if args.format == "text"
+                  else roster_report(args, results) if args.format in formats.ROSTER_FORMATS
+                  else formats.render(args.format, results))
+    except RosterError as error:
+        print(f"autograder: error: {error}", file=sys.stderr)
+        return 2
     if args.output:
         write_atomically(Path(args.output), report)
     else:
         sys.stdout.write(report)
     return 0
+
+
+def roster_report(args, results) -> str:
+    return platform_outputs.fill_lms(args.format, results, args.roster, args.lms_column, args.match_by)
+
+
+def roster_problem(args) -> str | None:
+    if args.format in formats.ROSTER_FORMATS and not args.roster:
+        return f"--format {args.format} fills the gradebook exported from the LMS: give it with --roster EXPORT.csv"
+    if args.roster and args.format not in formats.ROSTER_FORMATS:
+        return "--roster is for --format canvas or moodle"
+    return None
+
+
+def arguments_problem(args, submissions: int) -> str | None:
+    """What is wrong with the arguments of ``grade``, said before anything is graded."""
+    if args.format in formats.ONE_SUBMISSION and submissions != 1:
+        where = ("Gradescope grades one student at a time; see `autograder gradescope-bundle`"
+                 if args.format == "gradescope" else "Classroom 50 grades one student's repository at a time")
+        return (f"--format {args.format} writes one submission's result ({where}); {submissions} submissions found: "
+                "grade one notebook")
+    if problem := roster_problem(args):
+        return problem
+    if args.jobs < 1:
+        return "--jobs must be at least 1"
+    if args.report_dir and (missing := matplotlib_missing()):
+        return missing
+    return None
 
 
 def report_command(args) -> int:
@@ -83,16 +121,8 @@ def grade_command(args) -> int:
                   file=sys.stderr)
             return 2
         found = in_shard(found, *args.shard)
-    if args.format == "gradescope" and len(found) != 1:
-        print(f"autograder: error: --format gradescope writes one submission's results.json (Gradescope grades one "
-              f"student at a time); {len(found)} submissions found: grade one notebook, or see "
-              "`autograder gradescope-bundle`", file=sys.stderr)
-        return 2
-    if args.jobs < 1:
-        print("autograder: error: --jobs must be at least 1", file=sys.stderr)
-        return 2
-    if args.report_dir and (missing := matplotlib_missing()):  # say so before grading, not after
-        print(f"autograder: error: {missing}", file=sys.stderr)
+    if problem := arguments_problem(args, len(found)):  # said before grading, not after
+        print(f"autograder: error: {problem}", file=sys.stderr)
         return 2
     settings = Settings(jobs=args.jobs, assignment=args.assignment, seed=args.seed, reuse_results=args.reuse_results,
                         solutions=Path(args.solutions) if args.solutions else None,
@@ -110,24 +140,36 @@ def grade_command(args) -> int:
     elapsed = time.monotonic() - started
     if args.format == "json":
         report = to_json(results)
+    elif args.format == "classroom50":  # the file is result.json; the log (stdout) shows the feedback
+        platform_outputs.write_classroom50(results[0], args.output)
+        report = submission_text(results[0])
+    elif args.format in formats.ROSTER_FORMATS:
+        try:
+            report = roster_report(args, results)
+        except RosterError as error:
+            print(f"autograder: error: {error}", file=sys.stderr)
+            return 2
     elif args.format in formats.FORMATS:
         report = formats.render(args.format, results, seed)
-        if args.format == "classroom" and formats.publish_classroom(results) is None:
-            report += "(GITHUB_OUTPUT is not set: no runner result written for the Classroom reporter)\n"
     elif not args.paths or len(results) > 1:
         details = "" if not args.paths else "\n".join(submission_text(r) for r in results) + "\n"
         report = details + class_table(results, seed) + (
             f"graded {len(results)} submission{'s' if len(results) != 1 else ''} in {elapsed:.1f} s "
             f"(seed {seed}; rerun with --seed {seed} for the same cases)\n")
+    elif variable("GITHUB_ACTIONS") == "true":  # a student's repository: its log is the student's
+        report = submission_text(results[0])
     else:
         report = submission_text(results[0]) + f"(seed {seed})\n"
-    if args.output:
+    if args.output and args.format != "classroom50":  # classroom50's --output is result.json, written above
         write_atomically(Path(args.output), report)
-        Journal(settings.journal).clear()  # complete: nothing left to resume
     else:
         sys.stdout.write(report)
+    if settings.journal is not None:
+        Journal(settings.journal).clear()  # complete: nothing left to resume
     if write_html(results, args.feedback_dir, args.report_dir, seed) != 0:
         return 2
+    if args.step_summary:
+        platform_outputs.append_step_summary(results, args.fail_under)
     below = [r for r in results if args.fail_under is not None and r.score < args.fail_under]
     if below:
         print(f"autograder: {len(below)} submission{'s' if len(below) != 1 else ''} scored below --fail-under "

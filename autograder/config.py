@@ -43,6 +43,22 @@ VARIABLES = {v.name: v for v in (
              "instead of leaving its evidence out (the crash is listed in the report either way)"),
     Variable("GRADESCOPE_AUTOGRADER_ROOT", "/autograder", "where Gradescope's run_autograder finds its files"),
     Variable("XDG_CACHE_HOME", "~/.cache", "the user's cache folder (freedesktop's convention)"),
+    Variable("GITHUB_ACTIONS", "unset", "`true` in GitHub Actions (set by GitHub): the text report leaves out the "
+             "seed, since the run's log is the student's"),
+    Variable("GITHUB_OUTPUT", "unset", "the step's outputs file (set by GitHub): `--format classroom50` appends "
+             "`status=` and `summary=`"),
+    Variable("GITHUB_STEP_SUMMARY", "unset", "the job summary file (set by GitHub): `--step-summary` appends the "
+             "points and the feedback"),
+    *(Variable(name, "unset", f"set by Classroom 50's runner: {what}, for `--format classroom50`'s result.json")
+      for name, what in (("CLASSROOM", "the classroom"), ("ASSIGNMENT", "the assignment's slug"),
+                         ("ASSIGNMENT_TYPE", "individual or group"), ("OWNER", "the repository's owner"),
+                         ("USERNAME", "the student (when OWNER is unset)"), ("SUBMISSION_TAG", "the submit/* tag"),
+                         ("COMMIT_URL", "the graded commit"), ("RELEASE_URL", "the submission's Release"),
+                         ("REVIEW_URL", "the diff from the starter code"))),
+    *(Variable(name, "unset", f"set by GitHub: {what}, the commit URL when Classroom 50's COMMIT_URL is unset")
+      for name, what in (("GITHUB_SERVER_URL", "the server"), ("GITHUB_REPOSITORY", "owner/repository"),
+                         ("GITHUB_SHA", "the commit"), ("GITHUB_ACTOR", "who pushed (the owner when OWNER and "
+                                                                         "USERNAME are unset)"))),
 )}
 
 # TensorFlow's C++ logs and banners stay out of graded output: every process that may import TensorFlow sets

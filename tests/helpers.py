@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from autograder.config import quiet_environment
+from autograder.model.results import CaseReport, Explanation, ExerciseResult, Status, SubmissionResult, Where
 from autograder.report import formats
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -395,3 +396,79 @@ def keyed_entry(cache: Path, data: bytes) -> bytes:
 
     key = (cache / "key").read_bytes()
     return b"hmac-sha256:" + hmac.new(key, data, hashlib.sha256).hexdigest().encode() + b"\n" + data
+
+
+HOSTILE = "<script>alert(1)</script>"
+
+
+def hand_made_result() -> SubmissionResult:
+    """A result as the judge builds it, with what a hostile student controls in every text (nothing graded)."""
+    where = Where("cell 7, line 2", cell=7, line=2, code="g = x.numpy()", detail="`x.numpy()` on line 2 cuts it",
+                  excerpt=((1, "def f(x):"), (2, f"    g = x.numpy()  # {HOSTILE}"), (3, "    return g")))
+    exercises = [
+        ExerciseResult("td_loss", 0.5, 2.0, Status.PARTIAL, ["gradient-cut"], summary="1 of 4 cases passed.",
+                       explanations=[Explanation("gradient-cut", "the gradient stops at `.numpy()`", "keep tensors",
+                                                 where)],
+                       cases=[CaseReport("f32", "float32, batch 2", True, f"raised ValueError: {HOSTILE}")],
+                       more_failing=2, cases_passed=1, cases_total=4),
+        ExerciseResult("checkpointed", 0.0, 2.0, Status.NOT_IMPLEMENTED, ["not-implemented"],
+                       summary="`checkpointed` still raises NotImplementedError."),
+        ExerciseResult("log1pexp", 2.0, 2.0, Status.PASSED, summary="All 6 cases passed."),
+    ]
+    return SubmissionResult("s/x.ipynb", HOSTILE, "custom_gradients", exercises, notes=[f"cell 3 raised {HOSTILE}"])
+
+
+# --------------------------------------------------------------------------- Classroom 50, as it reads a result
+
+CLASSROOM50_UTC = r"\d{4}-\d{2}-\d{2}T([01]\d|2[0-3]):[0-5]\d:[0-5]\dZ"
+CLASSROOM50_RUNNER_ENV = {  # what Classroom 50's autograde-runner sets for an autograder.py (its wiki, runner.py)
+    "CLASSROOM": "autodiff-fall-2026", "ASSIGNMENT": "custom-gradients", "ASSIGNMENT_TYPE": "individual",
+    "USERNAME": "octo-ada", "OWNER": "octo-ada", "SUBMISSION_TAG": "submit/2026-12-01T10-00-00Z-a1b2c3d",
+    "COMMIT_URL": "https://github.com/autodiff-org/autodiff-fall-2026-custom-gradients-octo-ada/commit/a1b2c3d",
+    "RELEASE_URL": "https://github.com/autodiff-org/autodiff-fall-2026-custom-gradients-octo-ada/releases/tag/"
+                   "submit%2F2026-12-01T10-00-00Z-a1b2c3d",
+    "REVIEW_URL": "https://github.com/autodiff-org/autodiff-fall-2026-custom-gradients-octo-ada/compare/0f0f...a1b2c3d",
+    "PAGES_BASE_URL": "https://autodiff-org.github.io/classroom50", "GITHUB_ACTOR": "octo-ada",
+    "GITHUB_REPOSITORY": "autodiff-org/autodiff-fall-2026-custom-gradients-octo-ada", "GITHUB_SHA": "a1b2c3d",
+    "GITHUB_SERVER_URL": "https://github.com",
+}
+
+
+def classroom50_problem(data, env: dict[str, str] = CLASSROOM50_RUNNER_ENV) -> str | None:
+    """None when Classroom 50 accepts ``data``, else why not: the checks of ``validate_result`` in its runner
+    (runner.py) and its gradebook collector (collect_scores.py), field by field, for the run's identity."""
+    import re
+
+    if not isinstance(data, dict) or data.get("schema") != "classroom50/result/v1":
+        return "schema"
+    for name, variable in (("classroom", "CLASSROOM"), ("assignment", "ASSIGNMENT")):
+        if data.get(name) != env[variable]:
+            return f"{name} {data.get(name)!r} is not {env[variable]!r}"
+    if not isinstance(data.get("owner"), str) or data["owner"].lower() != env["OWNER"].lower():
+        return f"owner {data.get('owner')!r}"
+    if data.get("assignment_type") != env.get("ASSIGNMENT_TYPE", "individual"):
+        return "assignment_type"
+    if not isinstance(data.get("submission"), str) or not data["submission"].startswith("submit/"):
+        return "submission must be a submit/* tag"
+    for name in ("commit", "release", "review", "datetime"):
+        if not isinstance(data.get(name), str) or not data[name]:
+            return f"{name} must be a non-empty string"
+    for name in ("datetime", "graded_at"):  # RFC 3339 in UTC, as collect_scores parses them for lateness
+        if name in data and not re.fullmatch(CLASSROOM50_UTC, data[name]):
+            return f"{name} {data[name]!r} is not UTC RFC 3339"
+
+    def count(value) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+    if not count(data.get("score")) or not count(data.get("max-score")) or data["score"] > data["max-score"]:
+        return "score / max-score must be non-negative integers, score <= max-score"
+    if not isinstance(data.get("tests"), list):
+        return "tests must be a list"
+    for i, test in enumerate(data["tests"]):
+        if not isinstance(test, dict) or not isinstance(test.get("test-name"), str) or not test["test-name"]:
+            return f"tests[{i}].test-name"
+        if not isinstance(test.get("passed"), bool):
+            return f"tests[{i}].passed"
+        if not count(test.get("score")) or not count(test.get("max-score")) or test["score"] > test["max-score"]:
+            return f"tests[{i}] score / max-score"
+    return None

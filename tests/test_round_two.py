@@ -7,6 +7,7 @@ beside honest files (as root); tests/test_unprivileged.py with a grader that is 
 from __future__ import annotations
 
 import csv
+import datetime
 import io
 import json
 import os
@@ -24,7 +25,9 @@ from autograder.load.cells import read_submission
 from autograder.load.discover import find_submissions, student_name
 from autograder.load.reading import MAX_FILE_BYTES, MiB
 from autograder.model.results import CaseReport, ExerciseResult, Status, SubmissionResult
-from autograder.report import formats, safe_text
+from autograder.report import classroom50, formats, safe_text
+from autograder.report.markdown import submission_markdown
+from autograder.report.step_summary import step_summary
 from autograder.report.class_report import matplotlib_missing, write_class_report
 from autograder.report.contract import to_json
 from autograder.report.feedback_pages import feedback_page, index_page, write_feedback_pages
@@ -256,6 +259,11 @@ def _hostile_result(student: str = EVIL) -> SubmissionResult:
     return SubmissionResult(f"s/{EVIL}.ipynb", student, "custom_gradients", exercises, notes=[EVIL])
 
 
+def _classroom50(result: SubmissionResult) -> dict:
+    moment = datetime.datetime(2026, 12, 1, tzinfo=datetime.timezone.utc)
+    return classroom50.classroom50_result(result, classroom50.RunnerContext.from_environ({}), moment, moment)
+
+
 def _no_raw_control(text: str, lines: bool = True) -> None:
     bad = {c for c in text if (ord(c) < 32 and c not in "\n\t") or 0x7f <= ord(c) < 0xa0 or 0xd800 <= ord(c) < 0xe000
            or c == "\u202e"}
@@ -268,7 +276,9 @@ def _no_raw_control(text: str, lines: bool = True) -> None:
 def test_every_text_writer_escapes_what_students_control():
     results = [_hostile_result(), _hostile_result("=1+1"), _hostile_result("\t=2")]
     for text in (submission_text(results[0]), class_table(results, seed=3), exercise_text(results[0].exercises[0]),
-                 formats.to_classroom(results), formats.to_junit(results, seed=3), formats.to_csv(results),
+                 submission_markdown(results[0]), step_summary(results), formats.to_junit(results, seed=3),
+                 formats.to_csv(results), classroom50.release_body(results[0], _classroom50(results[0])),
+                 classroom50.to_json(_classroom50(results[0])),
                  json.dumps(formats.gradescope_results(results[0]))):
         _no_raw_control(text)
     ET.fromstring(formats.to_junit(results).encode("utf-8"))
@@ -302,7 +312,8 @@ def test_what_students_see_never_holds_the_seed():
     seed = 987_654_321
     result = _hostile_result("ada")
     student_facing = [json.dumps(formats.gradescope_results(result, seed=seed)), feedback_page(result, seed),
-                      formats.to_classroom([result], seed=seed), exercise_text(result.exercises[0]),
+                      classroom50.to_json(_classroom50(result)), step_summary([result]),
+                      exercise_text(result.exercises[0]),
                       to_json([result])]
     assert not [text for text in student_facing if str(seed) in text]
     # The instructor's own views may name it: the class table, the index of every page.

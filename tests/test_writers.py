@@ -7,29 +7,10 @@ from __future__ import annotations
 
 import re
 
-from autograder.model.results import CaseReport, Explanation, ExerciseResult, Status, SubmissionResult, Where
+from autograder.model.results import SubmissionResult
 from autograder.report.feedback_pages import feedback_page, page_paths
 from autograder.report.formats import gradescope_results, to_csv, to_junit
-from helpers import Elements
-
-HOSTILE = "<script>alert(1)</script>"
-
-
-def result() -> SubmissionResult:
-    where = Where("cell 7, line 2", cell=7, line=2, code="g = x.numpy()", detail="`x.numpy()` on line 2 cuts it",
-                  excerpt=((1, "def f(x):"), (2, f"    g = x.numpy()  # {HOSTILE}"), (3, "    return g")))
-    exercises = [
-        ExerciseResult("td_loss", 0.5, 2.0, Status.PARTIAL, ["gradient-cut"], summary="1 of 4 cases passed.",
-                       explanations=[Explanation("gradient-cut", "the gradient stops at `.numpy()`", "keep tensors",
-                                                 where)],
-                       cases=[CaseReport("f32", "float32, batch 2", True, f"raised ValueError: {HOSTILE}")],
-                       more_failing=2, cases_passed=1, cases_total=4),
-        ExerciseResult("checkpointed", 0.0, 2.0, Status.NOT_IMPLEMENTED, ["not-implemented"],
-                       summary="`checkpointed` still raises NotImplementedError."),
-        ExerciseResult("log1pexp", 2.0, 2.0, Status.PASSED, summary="All 6 cases passed."),
-    ]
-    return SubmissionResult("s/x.ipynb", HOSTILE, "custom_gradients", exercises, notes=[f"cell 3 raised {HOSTILE}"])
-
+from helpers import HOSTILE, Elements, hand_made_result as result
 
 def test_a_page_renders_each_explanation_with_its_place_its_lines_and_its_fix():
     html = feedback_page(result())
@@ -62,7 +43,7 @@ def test_gradescope_junit_and_csv_render_the_same_points_and_feedback():
     graded = result()
     gradescope = gradescope_results(graded)
     assert gradescope["score"] == 2.5 and [t["score"] for t in gradescope["tests"]] == [0.5, 0.0, 2.0]
-    assert gradescope["tests"][0]["tags"] == ["gradient-cut"] and "[gradient-cut]" in gradescope["tests"][0]["output"]
+    assert gradescope["tests"][0]["tags"] == ["gradient-cut"] and "Pitfall `gradient-cut`" in gradescope["tests"][0]["output"]
     junit = to_junit([graded])
     assert 'type="partial"' in junit and 'type="not-implemented"' in junit and "&lt;script&gt;" in junit
     rows = to_csv([graded]).splitlines()
