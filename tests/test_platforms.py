@@ -257,7 +257,7 @@ def test_merge_fills_a_canvas_export_and_lists_who_is_missing(tmp_path: Path):
     assert students["101"]["Custom gradients (1234)"] == f"{by_student['ada']:g}"
     assert students["102"]["Custom gradients (1234)"] == f"{by_student['bram']:g}"
     unmatched = sorted(set(by_student) - {"ada", "bram"})
-    assert re.search(rf"{len(unmatched)} graded students are not in the roster .*: {', '.join(unmatched)}\n",
+    assert re.search(rf"{len(unmatched)} graded students are not in the roster .*: {'; '.join(unmatched)}\n",
                      done.stderr)
     assert "roster students have no submission" in done.stderr and "Student, Test" in done.stderr
     refused = run_autograder("merge", str(tmp_path / "results.json"), "--format", "moodle", timeout=120)

@@ -74,11 +74,11 @@ def fill_lms(fmt: str, results: list[SubmissionResult], roster: str, column: str
     if filled.not_in_roster:
         say(f"{len(filled.not_in_roster)} graded student{'s are' if len(filled.not_in_roster) > 1 else ' is'} not in "
             f"the roster (not written; match them with --match-by, or add them in the LMS): "
-            + ", ".join(map(line, filled.not_in_roster)))
+            + "; ".join(map(line, filled.not_in_roster)))
     if filled.without_submission:
         say(f"{len(filled.without_submission)} roster student{'s have' if len(filled.without_submission) > 1 else ' has'} "
             f"no submission (their cell is left empty: the import keeps what the LMS has): "
-            + ", ".join(map(line, filled.without_submission)))
+            + "; ".join(map(line, filled.without_submission)))
     say(f"{len(filled.matched)} student{'s' if len(filled.matched) != 1 else ''} written to the column "
         f"{line(filled.column)!r}")
     return filled.text
