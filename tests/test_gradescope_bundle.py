@@ -19,6 +19,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from markdown_it import MarkdownIt
 
 from helpers import BIN, ROOT, check_gradescope, grade_json, quiet_env, run_autograder
 
@@ -114,7 +115,8 @@ def test_run_autograder_grades_the_notebook_named_after_the_assignment(bundle, t
     [expected] = grade_json(str(notebook("bram")), "--seed", "1")
     assert results["score"] == expected["score"] < 10
     assert [(t["name"], t["score"]) for t in results["tests"]] == [(e["id"], e["score"]) for e in expected["exercises"]]
-    assert f"Graded {ASSIGNMENT}.ipynb as {ASSIGNMENT}." in results["output"]
+    assert results["output_format"] == "md"  # the preamble is Markdown too: read it rendered
+    assert f"Graded {ASSIGNMENT}.ipynb as {ASSIGNMENT}." in MarkdownIt("commonmark").render(results["output"])
     assert not re.search(r"seed\W*\d", json.dumps(results))  # students see no seed; run_autograder's log (instructors') has it
     assert "graded with seed 1" in log
     assert f"grader: {root / 'source' / 'autograder'}" in log  # the bundled copy of the kit graded it
