@@ -398,24 +398,24 @@ def keyed_entry(cache: Path, data: bytes) -> bytes:
     return b"hmac-sha256:" + hmac.new(key, data, hashlib.sha256).hexdigest().encode() + b"\n" + data
 
 
-HOSTILE = "<script>alert(1)</script>"
+SCRIPT_TAG = "<script>alert(1)</script>"
 
 
 def hand_made_result() -> SubmissionResult:
     """A result as the judge builds it, with what a hostile student controls in every text (nothing graded)."""
     where = Where("cell 7, line 2", cell=7, line=2, code="g = x.numpy()", detail="`x.numpy()` on line 2 cuts it",
-                  excerpt=((1, "def f(x):"), (2, f"    g = x.numpy()  # {HOSTILE}"), (3, "    return g")))
+                  excerpt=((1, "def f(x):"), (2, f"    g = x.numpy()  # {SCRIPT_TAG}"), (3, "    return g")))
     exercises = [
         ExerciseResult("td_loss", 0.5, 2.0, Status.PARTIAL, ["gradient-cut"], summary="1 of 4 cases passed.",
                        explanations=[Explanation("gradient-cut", "the gradient stops at `.numpy()`", "keep tensors",
                                                  where)],
-                       cases=[CaseReport("f32", "float32, batch 2", True, f"raised ValueError: {HOSTILE}")],
+                       cases=[CaseReport("f32", "float32, batch 2", True, f"raised ValueError: {SCRIPT_TAG}")],
                        more_failing=2, cases_passed=1, cases_total=4),
         ExerciseResult("checkpointed", 0.0, 2.0, Status.NOT_IMPLEMENTED, ["not-implemented"],
                        summary="`checkpointed` still raises NotImplementedError."),
         ExerciseResult("log1pexp", 2.0, 2.0, Status.PASSED, summary="All 6 cases passed."),
     ]
-    return SubmissionResult("s/x.ipynb", HOSTILE, "custom_gradients", exercises, notes=[f"cell 3 raised {HOSTILE}"])
+    return SubmissionResult("s/x.ipynb", SCRIPT_TAG, "custom_gradients", exercises, notes=[f"cell 3 raised {SCRIPT_TAG}"])
 
 
 # --------------------------------------------------------------------------- Classroom 50, as it reads a result

@@ -17,7 +17,7 @@ from autograder.report import classroom50, lms
 from autograder.report.gradescope import gradescope_results
 from autograder.report.markdown import code_block, inline, submission_markdown
 from autograder.report.step_summary import step_summary
-from helpers import (CLASSROOM50_RUNNER_ENV, HOSTILE, ROOT, check_gradescope, classroom50_problem, hand_made_result,
+from helpers import (CLASSROOM50_RUNNER_ENV, SCRIPT_TAG, ROOT, check_gradescope, classroom50_problem, hand_made_result,
                      run_autograder)
 
 MARKDOWN = MarkdownIt("commonmark").enable("table")  # CommonMark with GitHub's tables
@@ -50,7 +50,7 @@ def test_gradescope_feedback_is_markdown_with_cases_code_and_callouts():
     tokens = tokens_of(td_loss["output"])
     fences = [t.content for t in tokens if t.type == "fence"]
     assert "g = x.numpy()\n" in fences  # the student's line, as code
-    assert any(HOSTILE in fence for fence in fences)  # the case's message, as code (shown, never run)
+    assert any(SCRIPT_TAG in fence for fence in fences)  # the case's message, as code (shown, never run)
     headings = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open" and t.tag == "h3"]
     assert headings == ["Case float32, batch 2"]
     quote = MARKDOWN.render(td_loss["output"]).split("<blockquote>")[1].split("</blockquote>")[0]
@@ -61,7 +61,7 @@ def test_gradescope_feedback_is_markdown_with_cases_code_and_callouts():
     assert "seed" not in json.dumps(data)
 
 
-@pytest.mark.parametrize("attack", [HOSTILE, "[click](https://evil.example)", "![x](https://evil.example/i.png)",
+@pytest.mark.parametrize("attack", [SCRIPT_TAG, "[click](https://evil.example)", "![x](https://evil.example/i.png)",
                                     "# fake heading", "1. fake list", "> fake quote", "a | b | c", "**bold** _it_",
                                     "<img src=x onerror=alert(1)>", "https://evil.example", "`<b>x</b>`",
                                     "x\n## injected\n", "\x1b[31mred", "\ud800 lone"])
@@ -75,10 +75,10 @@ def test_student_text_is_inert_in_every_markdown_place(attack):
 
 
 def test_a_result_read_back_from_the_contract_json_shows_its_text_as_code():
-    exercise = ExerciseResult("jvp", 1.0, 2.0, Status.PARTIAL, ["unwatched-tensor"], text=f"1 of 2 cases passed.\n{HOSTILE}")
+    exercise = ExerciseResult("jvp", 1.0, 2.0, Status.PARTIAL, ["unwatched-tensor"], text=f"1 of 2 cases passed.\n{SCRIPT_TAG}")
     markdown = submission_markdown(SubmissionResult("a.py", "a", "jacobians", [exercise]))
     [fence] = [t for t in tokens_of(markdown) if t.type == "fence"]
-    assert HOSTILE in fence.content
+    assert SCRIPT_TAG in fence.content
     assert_inert(markdown)
 
 

@@ -10,7 +10,7 @@ import re
 from autograder.model.results import SubmissionResult
 from autograder.report.feedback_pages import feedback_page, page_paths
 from autograder.report.formats import gradescope_results, to_csv, to_junit
-from helpers import HOSTILE, Elements, hand_made_result as result
+from helpers import SCRIPT_TAG, Elements, hand_made_result as result
 
 def test_a_page_renders_each_explanation_with_its_place_its_lines_and_its_fix():
     html = feedback_page(result())
@@ -23,7 +23,7 @@ def test_a_page_renders_each_explanation_with_its_place_its_lines_and_its_fix():
     text = page.text
     for part in ("Where: cell 7, line 2: g = x.numpy()", "x.numpy() on line 2 cuts it", "Fix: keep tensors.",
                  "The gradient stops at .numpy().", "Case float32, batch 2:", "(2 more failing cases not shown)",
-                 HOSTILE, "td_loss · 0.5 / 2"):
+                 SCRIPT_TAG, "td_loss · 0.5 / 2"):
         assert part in text.replace("`", ""), part
 
 
