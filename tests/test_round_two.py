@@ -382,3 +382,28 @@ def test_the_childs_view_of_the_package_is_its_modules_files_only():
     files, needed = json.loads(done.stdout)
     assert files and not [f for f in files if "mistakes" in f or not f.startswith(str(ROOT / "autograder"))]
     assert not [p for p in needed if p == str(ROOT) or p.startswith(str(ROOT) + "/") and ".venv" not in p]
+
+
+# --------------------------------------------------------------------------- what an exercise leaves running
+
+def test_threads_and_processes_left_running_are_counted():
+    import threading
+
+    from autograder.run.processes import tasks_of
+
+    before = tasks_of([os.getpid()])
+    stop = threading.Event()
+    threads = [threading.Thread(target=stop.wait) for _ in range(40)]
+    for thread in threads:
+        thread.start()
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        assert tasks_of([os.getpid()]) == before + 40
+        assert tasks_of([os.getpid(), sleeper.pid]) >= before + 41
+        assert tasks_of([2 ** 22 + 12345]) == 0  # a process that is gone counts nothing
+    finally:
+        stop.set()
+        sleeper.kill()
+        sleeper.wait()
+        for thread in threads:
+            thread.join()

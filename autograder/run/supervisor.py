@@ -20,11 +20,12 @@ from autograder.run.forkserver import Child, ForkServer
 from autograder.run.namespaces import can_become
 from autograder.run.isolation import CONTAINMENT_FAILED
 from autograder.run.processes import (descendants, kill_everything_of, memory_bytes, processes_of, sandbox_uid,
-                                      scratch_bytes, signal_name)
+                                      scratch_bytes, signal_name, tasks_of)
 from autograder.run.tasks import ChildJob
 
 MAX_LOAD_RESTARTS = 5
 MAX_RECEIVED_BYTES = 256 * 2**20  # all a submission's children may send: the parent's memory per submission
+LEFT_RUNNING = 32  # threads and processes an exercise's code may leave behind before the next runs afresh
 MEMORY_ERRORS = {"MemoryError", "ResourceExhaustedError"}
 SIGXCPU, SIGKILL = 24, 9
 
@@ -87,6 +88,7 @@ class SubmissionRun:
         self._needs_load = any(task.mistake is None for task in self.job.tasks[self.next_start:])
         self._loaded_now = False
         self._contained = False
+        self._baseline: int | None = None  # the child's threads and processes before any student code
         self.measures = []
         self._family_checked, self._family_bytes = 0.0, 0  # the last child's family is not this one's
         self.deadline = time.monotonic() + self.limits.load_seconds
@@ -135,6 +137,7 @@ class SubmissionRun:
                 raise wire.WireError("a second or oversized containment report")
             self._contained = True
             self.measures = [wire.text(m, "measure") for m in measures]
+            self._baseline = self._family_tasks()  # before any student code runs
         elif event == "cell-start":
             cell = wire.as_int(message.get("cell"))
             if self._loaded_now or not self._cells_pending or self._cells_pending[0] != cell:
@@ -176,12 +179,28 @@ class SubmissionRun:
             self.record.outcomes[task] = outcome
             self.current_task = None
             self._next_task = task + 1
+            self._fresh_child_if_left_running(task)
         elif event == "done":
             if self.current_task is not None or self._next_task != len(self.job.tasks) or self._done_seen:
                 raise wire.WireError("done before the last task")
             self._done_seen = True
         else:
             raise wire.WireError(f"unknown event {event!r}")
+
+    def _fresh_child_if_left_running(self, task: int) -> None:
+        """What an exercise's code left running (threads that hold the process limit, processes) must not run
+        into the next exercise's cases: the next exercise then starts in a fresh child (no case is lost)."""
+        following = task + 1
+        if following >= len(self.job.tasks) or self.job.tasks[following].exercise == self.job.tasks[task].exercise:
+            return  # looked at between exercises only: /proc is not free
+        if self._baseline is not None and self._family_tasks() > self._baseline + LEFT_RUNNING:
+            self._kill()
+            self._close()
+            self.next_start = following
+            self._release()  # the scheduler starts the next child
+
+    def _family_tasks(self) -> int:
+        return tasks_of([self.child.pid, *descendants(self.child.pid)])
 
     def check_limits(self, now: float) -> None:
         if self.child is None or not self.child.is_alive():
