@@ -64,6 +64,22 @@ def build_parser() -> argparse.ArgumentParser:
                            help="also append the points and the feedback to the GitHub Actions job summary "
                                 "($GITHUB_STEP_SUMMARY)")
     add_lms_arguments(grade_cmd)
+    cluster = grade_cmd.add_argument_group("grading over a Dask cluster (pip install -e '.[cluster]')")
+    cluster.add_argument("--scheduler", metavar="ADDRESS",
+                         help="run the submissions on the `autograder worker`s of this Dask scheduler (tcp:// or "
+                              "tls://HOST:8786); judging, the journal and the reports stay here (--jobs is ignored)")
+    add_tls_options(cluster, "the client's")
+    worker_cmd = commands.add_parser(
+        "worker", help="start Dask workers that grade for `autograder grade --scheduler`",
+        description="Start N Dask worker processes (one thread each, `dask worker --nthreads 1 --preload "
+                    "autograder.frontends.dask_worker`), each with the kit's fork server beside it, attached to "
+                    "the Dask scheduler at SCHEDULER_ADDRESS (start one with `dask scheduler`).")
+    worker_cmd.add_argument("scheduler", metavar="SCHEDULER_ADDRESS", help="e.g. tcp://10.0.0.5:8786")
+    worker_cmd.add_argument("--nworkers", type=int, default=os.cpu_count() or 1, metavar="N",
+                            help="worker processes, one submission at a time each (default: the number of cores)")
+    worker_cmd.add_argument("--name", help="the workers' name (Dask appends -0, -1, ... with several)")
+    worker_cmd.add_argument("--local-directory", metavar="DIR", help="Dask's scratch folder (default: Dask's)")
+    add_tls_options(worker_cmd, "the worker's")
     merge_cmd = commands.add_parser("merge", help="join the JSON results of shards into one",
                                     description="Join `autograder grade --format json` results (of shards run "
                                                 "anywhere) into one list, in path order.")
@@ -114,6 +130,12 @@ def add_lms_arguments(command: argparse.ArgumentParser) -> None:
                           "then SIS User ID, then Student; Moodle: Username, then ID number, then Email address)")
 
 
+def add_tls_options(parser, whose: str) -> None:
+    parser.add_argument("--tls-ca-file", metavar="PEM", help="CA certificate(s) of the cluster's TLS")
+    parser.add_argument("--tls-cert", metavar="PEM", help=f"{whose} TLS certificate")
+    parser.add_argument("--tls-key", metavar="PEM", help=f"{whose} TLS private key")
+
+
 def parse_shard(text: str) -> tuple[int, int]:
     try:
         k, n = (int(part) for part in text.split("/"))
@@ -128,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "grade":
         return commands.grade_command(args)
+    if args.command == "worker":
+        return commands.worker_command(args)
     if args.command == "merge":
         return commands.merge_command(args)
     if args.command == "report":

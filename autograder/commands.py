@@ -129,13 +129,17 @@ def grade_command(args) -> int:
                         journal=beside(Path(args.output)) if args.output else None,
                         limits=Limits(submission_seconds=args.time_limit, memory_bytes=int(args.memory_limit * GiB),
                                       load_seconds=args.cell_time_limit, case_seconds=args.case_time_limit))
+    runner = cluster_runner(args)
     started = time.monotonic()
     try:
         with progress_display(len(found)) as advance:
-            graded = grade(found, settings, on_result=advance)
+            graded = grade(found, settings, on_result=advance, runner=runner)
     except SetupError as error:
         print(f"autograder: error: {error}", file=sys.stderr)
         return 2
+    finally:
+        if runner is not None:
+            runner.close()
     results, seed = graded.results, graded.seed
     elapsed = time.monotonic() - started
     if args.format == "json":
@@ -177,6 +181,32 @@ def grade_command(args) -> int:
               file=sys.stderr)
         return 1
     return 0
+
+
+def cluster_runner(args):
+    """The Dask cluster's runner when ``--scheduler`` is given, else None (this machine's fork server)."""
+    if not args.scheduler:
+        return None
+    from autograder.frontends.dask_client import ClusterOptions, ClusterRunner
+
+    return ClusterRunner(ClusterOptions(args.scheduler, args.tls_ca_file, args.tls_cert, args.tls_key))
+
+
+def worker_command(args) -> int:
+    """`autograder worker`: become `dask worker` with one thread per process and the kit's fork server."""
+    if args.nworkers < 1:
+        print("autograder: error: --nworkers must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        from autograder.frontends import dask_worker
+    except ImportError:
+        print("autograder: error: `autograder worker` needs Dask distributed: pip install -e '.[cluster]'",
+              file=sys.stderr)
+        return 2
+    dask_worker.start_workers(dask_worker.worker_command(
+        args.scheduler, args.nworkers, args.name, args.tls_ca_file, args.tls_cert, args.tls_key,
+        args.local_directory))
+    return 0  # not reached: the process became `dask worker`
 
 
 @contextmanager

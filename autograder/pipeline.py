@@ -33,7 +33,7 @@ from autograder.model.results import ExerciseResult, SubmissionResult
 from autograder.run.forkserver import ForkServerError
 from autograder.run.hidden import hidden_paths
 from autograder.run.isolation import Containment
-from autograder.run.scheduler import run_all, start_fork_server
+from autograder.run.scheduler import LocalRunner, run_all
 from autograder.run.supervisor import SubmissionRun
 from autograder.run.tasks import STUDENT, ChildJob, Task
 from autograder.store.journal import Journal, result_key
@@ -155,20 +155,19 @@ def reference_outcomes(assignment_id: str, seed: int, solutions: Path | None = N
     return reference
 
 
-def grade(found: Iterable[Found], settings: Settings,
-          on_result: Callable[[SubmissionResult], None] | None = None) -> Graded:
-    """Grade every submission; results come back in the order given (see the module's docstring).
-
-    ``on_result`` sees each result as soon as its submission (and its assignment's reference) is done.
-    """
-    return GradingRun(settings, on_result).grade(list(found))
+def grade(found: Iterable[Found], settings: Settings, on_result: Callable[[SubmissionResult], None] | None = None,
+          runner: LocalRunner | None = None) -> Graded:
+    """Grade every submission; results come back in the order given (see the module's docstring). ``on_result``
+    sees each result as soon as it is judged; ``runner`` runs the children (default: this machine's; a cluster's)."""
+    return GradingRun(settings, on_result, runner).grade(list(found))
 
 
 class GradingRun:
     """One call of ``grade``: the run's settings and stores, and what each step leaves for the next."""
 
-    def __init__(self, settings: Settings, on_result: Callable[[SubmissionResult], None] | None = None):
-        self.settings = settings
+    def __init__(self, settings: Settings, on_result: Callable[[SubmissionResult], None] | None = None,
+                 runner: LocalRunner | None = None):
+        self.settings, self.runner = settings, runner or LocalRunner()
         self.on_result = on_result or (lambda result: None)
         self.journal = Journal(settings.journal) if settings.journal is not None else None
         self.seed = self._choose_seed()
@@ -194,7 +193,7 @@ class GradingRun:
 
     def grade(self, found: list[Found]) -> Graded:
         if found and not self.settings.reuse_results:  # when reusing, maybe nothing runs: start it only if needed
-            start_fork_server()  # its import of TensorFlow runs while this process reads the submissions
+            self.runner.prepare()  # the fork server's import of TensorFlow runs while this process reads
         prework_until = time.monotonic() + PREWORK_SECONDS
         self.plan(found)
         self.read_statically(until=prework_until)
@@ -311,7 +310,7 @@ class GradingRun:
         needed = {run.job.assignment for run in students}
         references = [self._reference_run(r) for a, r in self.references.items() if a in needed and r.record is None]
         waiting: dict[str, list[SubmissionRun]] = {a: [] for a in self.references}
-        for run in run_all(references + students, jobs=self.settings.jobs):
+        for run in self.runner.run_all(references + students, jobs=self.settings.jobs):
             kind, key = run.key
             if kind == "reference":
                 self._reference_done(self.references[key], run.record)

@@ -4,6 +4,8 @@
 - ``nbgrader_cell``: a graded cell's grade, from a contained run of the kit's CLI.
 - ``gradescope_bundle``: the autograder zip for Gradescope, and what runs inside Gradescope.
 - ``public_answers``: the reference's and the mistake models' answers on the public cases, shipped in the wheel.
+- ``dask_client``, ``dask_worker``, ``dask_tasks``: grading over a Dask cluster (`grade --scheduler`, `autograder
+  worker`): the client's runner, the workers' fork-server plugin and task, and what travels between them.
 
 May import anything of the kit.
 """

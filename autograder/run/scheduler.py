@@ -29,6 +29,23 @@ def start_fork_server() -> None:
     fork_server()
 
 
+class LocalRunner:
+    """Where a grading run's children run by default: this machine's fork server, ``jobs`` at once. A cluster's
+    runner (``autograder.cluster.client``) has the same two methods, so the pipeline does not know which it has."""
+
+    def prepare(self) -> None:
+        start_fork_server()
+
+    def run_all(self, runs: Iterable[SubmissionRun], jobs: int = 1) -> Iterator[SubmissionRun]:
+        return run_all(runs, jobs)
+
+
+def stop_fork_server() -> None:
+    """Stop this process's fork server, if it runs (it kills its children); the next use starts a new one."""
+    if _server is not None:
+        _server.stop()
+
+
 def run_all(runs: Iterable[SubmissionRun], jobs: int = 1) -> Iterator[SubmissionRun]:
     """Run submissions with at most ``jobs`` children at once; yield each as it finishes."""
     server = fork_server()
