@@ -333,6 +333,7 @@ class GradingRun:
     def _student_done(self, run: SubmissionRun) -> None:
         for number in [run.key[1], *self.copies.get(run.key[1], [])]:
             self.deliver(self.submissions[number], run.record)
+        run.record = None  # judged: only the result is kept (a class's records would not fit in memory)
 
     # ---------------------------------------------------------------- 4. judge, deliver
     def deliver(self, submission: Submission, record: RunRecord | None, kept: SubmissionResult | None = None) -> None:
