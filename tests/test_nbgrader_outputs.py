@@ -167,3 +167,45 @@ def test_the_child_outputs_survive_a_real_json_round_trip_as_nbgrader_writes_not
     notebook = new_notebook(cells=[new_code_cell("x", outputs=converted, execution_count=1)])
     again = nbformat.read(io.StringIO(nbformat.writes(notebook)), as_version=4)
     assert again.cells[0].outputs[0].text == "é ✓\n" and again.cells[0].outputs[1].data["text/plain"] == "'text'"
+
+
+class _Server:
+    """Enough of a fork server for SubmissionRun.start: a child that is never forked."""
+
+    def fork(self, job):
+        class Child:
+            pid, connection, sentinel = -1, None, -1
+        return Child()
+
+
+def started(capture_outputs: bool):
+    from autograder.config import Limits
+    from autograder.run.supervisor import SubmissionRun
+    from autograder.run.tasks import ChildJob, Task
+
+    job = ChildJob("custom_gradients", cells=[(1, "x = 1", "<cell 1>"), (2, "y = 2", "<cell 2>")],
+                   tasks=[Task("td_loss", 0, "student")], cases=None, capture_outputs=capture_outputs)
+    run = SubmissionRun(("student", 0), job, Limits(), time_limits=[5.0])
+    run.start(_Server())
+    run._handle({"event": "contained", "measures": []})
+    return run
+
+
+def test_the_parent_takes_one_set_of_outputs_per_running_cell_and_only_when_it_asked_for_them():
+    shown = [{"kind": "stream", "name": "stdout", "text": "hi\n"}]
+    run = started(capture_outputs=True)
+    run._handle({"event": "cell-start", "cell": 1})
+    with pytest.raises(wire.WireError):
+        run._handle({"event": "cell-outputs", "cell": 2, "outputs": shown})  # not the cell that runs
+    run._handle({"event": "cell-outputs", "cell": 1, "outputs": shown})
+    with pytest.raises(wire.WireError):
+        run._handle({"event": "cell-outputs", "cell": 1, "outputs": []})  # a second set: would replace the first
+    assert run.record.cell_outputs == {1: [CellOutput("stream", "stdout", "hi\n")]}
+    run._handle({"event": "cell-start", "cell": 2})
+    run._handle({"event": "loaded", "errors": [], "defined": {}})
+    with pytest.raises(wire.WireError):
+        run._handle({"event": "cell-outputs", "cell": 2, "outputs": shown})  # after loading: no cell runs
+    run = started(capture_outputs=False)  # the command line's children send none
+    run._handle({"event": "cell-start", "cell": 1})
+    with pytest.raises(wire.WireError):
+        run._handle({"event": "cell-outputs", "cell": 1, "outputs": shown})
