@@ -2,9 +2,9 @@
 
 Each trick is one cell a student adds to bram's custom_gradients notebook (honest work: partial credit on
 log1pexp). Under the kernel path the graded cells run in the student's kernel, after the student's cells, and
-a trick can raise the score (the last test shows the fake-module one doing it; writing a manual score into
-the gradebook did too, by hand, for the whole class); with the kit's contained executor, the course's
-default, none may: every trick scores in nbgrader no more than bram's own work earns,
+a trick can raise the score (the last test shows the fake-module one doing it; by hand, the variables, the
+shadow package, the classmate's folder and the gradebook's manual score did too, reading the solutions did
+not); with the kit's contained executor, the course's default, none may: every trick scores in nbgrader no more than bram's own work earns,
 and exactly what the CLI gives the same notebook. The notebooks are built here, at test time, because two
 tricks need the course's own paths (as a student on a shared JupyterHub would know them).
 """
