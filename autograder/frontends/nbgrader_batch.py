@@ -10,6 +10,7 @@ and writes the others. The fork server (TensorFlow imported once) is the process
 """
 from __future__ import annotations
 
+import hashlib
 import queue
 import threading
 from concurrent.futures import Future
@@ -50,23 +51,24 @@ class ContainedGrader:
     """Grades notebooks on request, each once per process: batches run one after another in one thread."""
 
     def __init__(self):
-        self._futures: dict[tuple[Path, Settings], Future] = {}
+        self._futures: dict[tuple, Future] = {}  # (path, its bytes' digest, settings) -> its grade, once
         self._lock = threading.Lock()
         self._queue: queue.Queue = queue.Queue()
         self._worker: threading.Thread | None = None
 
     def grade(self, notebook: Path, batch: list[Path], settings: Settings, root: Path) -> NotebookGrade:
-        """``notebook``'s grade; when it is new, it and the new ones of ``batch`` are graded together."""
+        """``notebook``'s grade; when it is new, it and the new ones of ``batch`` are graded together. A grade is
+        taken once: a process that lives on (formgrader's server) grades a notebook handed in again afresh."""
         with self._lock:
-            if (notebook, settings) not in self._futures:
-                todo = [p for p in dict.fromkeys([notebook, *batch]) if (p, settings) not in self._futures]
+            if _key(notebook, settings) not in self._futures:
+                todo = [p for p in dict.fromkeys([notebook, *batch]) if _key(p, settings) not in self._futures]
                 futures = {p: Future() for p in todo}
-                self._futures.update({(p, settings): f for p, f in futures.items()})
+                self._futures.update({_key(p, settings): f for p, f in futures.items()})
                 self._queue.put((futures, settings, root))
                 if self._worker is None:
                     self._worker = threading.Thread(target=self._work, name="autograder-nbgrader", daemon=True)
                     self._worker.start()
-            future = self._futures[(notebook, settings)]
+            future = self._futures.pop(_key(notebook, settings))
         return future.result()
 
     def _work(self) -> None:
@@ -82,6 +84,15 @@ class ContainedGrader:
             for path, future in futures.items():
                 if not future.done():
                     future.set_result(NotebookGrade(path, problem=problem))
+
+
+def _key(path: Path, settings: Settings) -> tuple:
+    """A notebook's grade depends on its bytes and the settings: a file handed in again is another key."""
+    try:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        digest = ""
+    return path, digest, settings
 
 
 def _shown(path: Path, root: Path) -> str:
