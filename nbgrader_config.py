@@ -17,9 +17,23 @@ c.CourseDirectory.release_directory = "assignments"
 
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 
-# Graded cells call the kit's grader (autograder.graded_cell): it grades the whole notebook once, in a
-# separate contained process, on the first graded cell. Give that cell time, and tell the kernels that
-# nbgrader starts where the reference solutions are and that a failure to grade must not pass silently.
+# How `nbgrader autograde` runs a notebook. This course's default, the kit's contained executor: no kernel;
+# the kit grades each submitted notebook as `autograder grade` does (contained child, one fork server for the
+# whole run, the course's seed and solutions) and writes every cell's outputs and every graded cell's feedback
+# and score itself, so nothing a student's cell does can change a graded cell (autograder/frontends/
+# nbgrader_executor.py). The kernel path, with this one line instead: EXECUTOR = Execute
+# (nbgrader's own: a Jupyter kernel per notebook, about 5x slower, and the graded cells run in the student's
+# kernel, after the student's cells, with no containment).
+from nbgrader.converters import Autograde  # noqa: E402
+from nbgrader.preprocessors import Execute  # noqa: E402
+
+EXECUTOR = "autograder.frontends.nbgrader_executor.ContainedExecute"
+c.Autograde.autograde_preprocessors = [EXECUTOR if step is Execute else step
+                                       for step in Autograde.class_traits()["autograde_preprocessors"].default()]
+
+# On the kernel path, graded cells call the kit's grader (autograder.graded_cell): it grades the whole notebook
+# once, in a separate contained process, on the first graded cell. Give that cell time, and tell the kernels
+# that nbgrader starts where the reference solutions are and that a failure to grade must not pass silently.
 c.Execute.timeout = 900
 os.environ.setdefault("AUTOGRADER_SOLUTIONS", str(Path(__file__).resolve().parent / "solutions"))
 os.environ["AUTOGRADER_NBGRADER"] = "1"

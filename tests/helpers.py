@@ -472,3 +472,47 @@ def classroom50_problem(data, env: dict[str, str] = CLASSROOM50_RUNNER_ENV) -> s
         if not count(test.get("score")) or not count(test.get("max-score")) or test["score"] > test["max-score"]:
             return f"tests[{i}] score / max-score"
     return None
+
+
+# --------------------------------------------------------------------------- real nbgrader courses (issue 14)
+
+def nbgrader_course(folder: Path, assignments: tuple[str, ...], executor: str | None = None) -> Path:
+    """A course in ``folder``: the repository's solutions and nbgrader_config.py (its EXECUTOR line replaced
+    when ``executor`` is given: the one line that picks the kernel path), and the releases generated."""
+    import shutil
+
+    shutil.copytree(ROOT / "solutions", folder / "solutions")
+    config = (ROOT / "nbgrader_config.py").read_text(encoding="utf-8")
+    if executor is not None:
+        line = 'EXECUTOR = "autograder.frontends.nbgrader_executor.ContainedExecute"'
+        assert config.count(line) == 1, "nbgrader_config.py has no EXECUTOR line to switch"
+        config = config.replace(line, f"EXECUTOR = {executor}")
+    (folder / "nbgrader_config.py").write_text(config, encoding="utf-8")
+    (folder / "submitted").mkdir(exist_ok=True)
+    for assignment in assignments:
+        run_nbgrader(folder, "generate_assignment", assignment, "--force")
+    return folder
+
+
+def run_nbgrader(course: Path, *args: str, seed: int = 20261129, timeout: float = 1800) -> subprocess.CompletedProcess:
+    """An nbgrader command for real, in the course's folder, with the course's seed and its own cache."""
+    done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course, capture_output=True, text=True,
+                          env=quiet_env(AUTOGRADER_SEED=str(seed), AUTOGRADER_CACHE=str(course / "autograder-cache")),
+                          timeout=timeout)
+    assert done.returncode == 0, f"nbgrader {' '.join(args)} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return done
+
+
+def with_cell(notebook: Path, target: Path, code: str, after: str = "setup") -> Path:
+    """A copy of ``notebook`` at ``target`` with a code cell of its own (no nbgrader metadata, as a student adds
+    one) right after the cell whose grade id is ``after``."""
+    data = json.loads(notebook.read_text(encoding="utf-8"))
+    where = next(i for i, c in enumerate(data["cells"]) if c.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+                 == after)
+    cell = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": code}
+    if data.get("nbformat_minor", 0) >= 5:
+        cell["id"] = f"added-by-student-{len(data['cells'])}"
+    data["cells"].insert(where + 1, cell)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    return target

@@ -1,13 +1,12 @@
 """The kit as a real nbgrader course: nbgrader's own commands grade the example class through the kit.
 
-A course is built in a temporary folder from the repository's solutions and
-nbgrader_config.py; `nbgrader generate_assignment`, `nbgrader autograde` and
-`nbgrader generate_feedback` run for real, with the example class placed under
-submitted/. As an instructor would, the class is first graded with the CLI
-(same seed), all but two students, and the graded cells reuse those grades;
-the two others' graded cells grade their notebooks themselves. Every grade
-nbgrader records must equal the CLI's for the same notebook and seed, and no
-student-facing output may show a hidden case.
+A course is built in a temporary folder from the repository's solutions and nbgrader_config.py;
+`nbgrader generate_assignment`, `nbgrader autograde` and `nbgrader generate_feedback` run for real, with
+the example class placed under submitted/, plus one student whose notebook shows outputs of every kind.
+By default the course's autograde runs the kit's contained executor (no kernel): every grade nbgrader records
+must equal the CLI's for the same notebook and seed, every cell that ran must show what it showed, and no
+student-facing output may show a hidden case. A second, small course switches to the kernel path with its
+one configuration line and must grade the same.
 """
 from __future__ import annotations
 
@@ -23,72 +22,53 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
+from autograder.config import Limits
+from autograder.course import assignment_by_id
+from autograder.load.cells import read_submission
+from autograder.load.program import program_digest
 from autograder.store.reference_cache import reference_key
 from autograder.store.result_store import ResultStore
-from autograder.course import assignment_by_id
-from autograder.load.program import program_digest
-from autograder.load.cells import read_submission
-from autograder.config import Limits
-from helpers import ASSIGNMENT_IDS, ROOT, grade_json, keyed_entry, quiet_env
+from helpers import ASSIGNMENT_IDS, ROOT, grade_json, keyed_entry, nbgrader_course, quiet_env, run_nbgrader, with_cell
 
 pytestmark = pytest.mark.slow
 SEED = 20261129
 EXAMPLES = ROOT / "examples" / "submitted"
-NOT_GRADED_BEFORE = ("ada", "bram")  # their graded cells grade the notebooks themselves
-LONG_AGO = 1_000_000_000  # kept grades are dated back to 2001: a read brings the date to now
-MARK = 4242.0  # and their "seconds" set to this: a graded cell's own run would write its own seconds
-
-
-def cache_of(course: Path) -> Path:
-    return course / "autograder-cache"
-
-
-def nbgrader(course: Path, *args: str, timeout: float = 3600) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course, capture_output=True, text=True,
-                          env=quiet_env(AUTOGRADER_SEED=str(SEED), AUTOGRADER_CACHE=str(cache_of(course))),
-                          timeout=timeout)
-    assert done.returncode == 0, f"nbgrader {' '.join(args)} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-    return done
+SHOWCASE = "zoe"  # ada's custom_gradients with two cells of her own that show every kind of output
+SHOWCASE_CELLS = ('print("my notes")\nimport sys\nprint("a warning", file=sys.stderr)\n'
+                  'import matplotlib\nmatplotlib.use("agg")\nimport matplotlib.pyplot as plt\n'
+                  'plt.plot([0.0, 1.0], [1.0, 0.0])\nround(float(log1pexp(tf.constant(0.0))), 4)\n',
+                  'print("before the error")\nundefined_helper(3)\n')
 
 
 @pytest.fixture(scope="module")
 def course(tmp_path_factory) -> Path:
-    course = tmp_path_factory.mktemp("course")
-    shutil.copytree(ROOT / "solutions", course / "solutions")
-    shutil.copy(ROOT / "nbgrader_config.py", course)
-    shutil.copytree(EXAMPLES, course / "submitted")
+    course = nbgrader_course(tmp_path_factory.mktemp("course"), ASSIGNMENT_IDS)
+    shutil.copytree(EXAMPLES, course / "submitted", dirs_exist_ok=True)
+    ada = EXAMPLES / "ada" / "custom_gradients" / "custom_gradients.ipynb"
+    showcase = course / "submitted" / SHOWCASE / "custom_gradients" / "custom_gradients.ipynb"
+    with_cell(with_cell(ada, showcase, SHOWCASE_CELLS[1], after="log1pexp"), showcase, SHOWCASE_CELLS[0],
+              after="log1pexp")
     for assignment in ASSIGNMENT_IDS:
-        nbgrader(course, "generate_assignment", assignment, "--force")
-    pregraded = sorted(str(p) for p in (course / "submitted").iterdir() if p.name not in NOT_GRADED_BEFORE)
-    done = subprocess.run([sys.executable, "-m", "autograder", "grade", *pregraded, "--seed", str(SEED),
-                           "--solutions", str(course / "solutions"), "--format", "json",
-                           "--output", str(course / "class.json")], cwd=course, capture_output=True, text=True,
-                          env=quiet_env(AUTOGRADER_CACHE=str(cache_of(course))), timeout=1800)
-    assert done.returncode == 0, done.stderr[-3000:]
-    for entry in (cache_of(course) / "results").glob("result-*.json"):
-        data = json.loads(entry.read_bytes().partition(b"\n")[2])
-        text = json.dumps({**data, "seconds": MARK}).encode()
-        entry.write_bytes(keyed_entry(cache_of(course), text))  # still a valid entry (signed with the cache's key)
-        os.utime(entry, (LONG_AGO, LONG_AGO))
-    for assignment in ASSIGNMENT_IDS:
-        nbgrader(course, "autograde", assignment, "--force")
-        nbgrader(course, "generate_feedback", assignment, "--force")
+        run_nbgrader(course, "autograde", assignment, "--force", seed=SEED)
+        run_nbgrader(course, "generate_feedback", assignment, "--force", seed=SEED)
     return course
 
 
 @pytest.fixture(scope="module")
-def cli_results() -> dict[tuple[str, str], dict]:
-    return {(r["student"], r["assignment"]): r for r in grade_json(str(EXAMPLES), "--seed", str(SEED))}
+def cli_results(course) -> dict[tuple[str, str], dict]:
+    """The CLI on the same files, the same seed and the course's solutions."""
+    results = grade_json(str(course / "submitted"), "--seed", str(SEED), "--solutions", str(course / "solutions"))
+    return {(r["student"], r["assignment"]): r for r in results}
 
 
-def submissions() -> list[tuple[str, str]]:
-    return sorted((path.parent.parent.name, path.parent.name) for path in EXAMPLES.glob("*/*/*.ipynb"))
+def submissions(course: Path) -> list[tuple[str, str]]:
+    return sorted((p.parent.parent.name, p.parent.name) for p in (course / "submitted").glob("*/*/*.ipynb"))
 
 
 def test_nbgrader_records_the_clis_points_for_every_exercise_of_every_submission(course, cli_results):
-    assert len(cli_results) == len(submissions()) == 29
+    assert len(cli_results) == len(submissions(course)) == 30
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
-        for student, assignment in submissions():
+        for student, assignment in submissions(course):
             notebook = gradebook.find_submission_notebook(assignment, assignment, student)
             nbgrader_points = {grade.name: grade.score for grade in notebook.grades}
             cli = cli_results[(student, assignment)]
@@ -100,32 +80,14 @@ def test_nbgrader_records_the_clis_points_for_every_exercise_of_every_submission
             assert notebook.max_score == cli["max_score"] == assignment_by_id(assignment).max_score
 
 
-def kept_grade(course: Path, student: str, assignment: str) -> Path:
-    """Where a run keeps the grade of this student's notebook (seed SEED, the course's solutions, default limits)."""
-    notebook = course / "submitted" / student / assignment / f"{assignment}.ipynb"
-    solution = (course / "solutions" / assignment / f"{assignment}.ipynb").read_bytes()
-    store = ResultStore(cache_of(course) / "results")
-    return store.path(store.key(program_digest(read_submission(notebook)), reference_key(solution, assignment, SEED),
-                                Limits()))
-
-
-def test_graded_cells_reuse_the_class_runs_grades_and_grade_the_others_themselves(course):
-    reused, own = 0, 0
-    for student, assignment in submissions():
-        entry = kept_grade(course, student, assignment)
-        if not entry.exists():  # a run with a timeout or out-of-memory outcome is never kept
-            assert student == "kwame", f"{student}/{assignment}: its clean grade was not kept"
-            continue
-        # Read (by the graded cells' run with --reuse-results) or written (by their own run) during autograde.
-        assert entry.stat().st_mtime > LONG_AGO + 86400, f"{student}/{assignment}: its kept grade was not used"
-        seconds = json.loads(entry.read_bytes().partition(b"\n")[2])["seconds"]
-        if student in NOT_GRADED_BEFORE:
-            assert seconds != MARK
-            own += 1
-        else:
-            assert seconds == MARK, f"{student}/{assignment}: graded again instead of reusing the class run's grade"
-            reused += 1
-    assert own == 2 * len(ASSIGNMENT_IDS) and reused >= 20
+def test_the_gradebook_is_complete_for_formgrader(course):
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        for student, assignment in submissions(course):
+            notebook = gradebook.find_submission_notebook(assignment, assignment, student)
+            assert len(notebook.grades) == len(assignment_by_id(assignment).exercises)
+            for grade in notebook.grades:
+                assert grade.auto_score is not None and not grade.needs_manual_grade, (student, grade.name)
+        assert sorted(s.id for s in gradebook.students) == sorted({s for s, _ in submissions(course)})
 
 
 def test_the_class_has_partial_credit_and_zeros_so_the_equality_means_something(cli_results):
@@ -133,24 +95,55 @@ def test_the_class_has_partial_credit_and_zeros_so_the_equality_means_something(
     assert any(0 < s < 2 for s in scores) and 0 in scores and 2 in scores
 
 
+def autograded(course: Path, student: str, assignment: str):
+    return nbformat.read(course / "autograded" / student / assignment / f"{assignment}.ipynb", as_version=4)
+
+
 def graded_cells(notebook) -> list:
     return [cell for cell in notebook.cells
             if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("grade_id", "").startswith("test_")]
 
 
-def test_graded_cells_show_the_clis_feedback_and_write_nothing_to_stderr(course, cli_results):
-    for student, assignment in submissions():
-        notebook = nbformat.read(course / "autograded" / student / assignment / f"{assignment}.ipynb", as_version=4)
+def test_graded_cells_show_the_clis_feedback_and_score_and_write_nothing_to_stderr(course, cli_results):
+    for student, assignment in submissions(course):
+        notebook = autograded(course, student, assignment)
         exercises = {e["id"]: e for e in cli_results[(student, assignment)]["exercises"]}
         for cell in graded_cells(notebook):
             exercise = exercises[cell.metadata["nbgrader"]["grade_id"][len("test_"):]]
             kinds = [(o.output_type, o.get("name")) for o in cell.outputs]
-            assert ("stream", "stderr") not in kinds and ("error", None) not in kinds, (student, assignment, kinds)
-            printed = "".join(o.text for o in cell.outputs if o.output_type == "stream")
+            assert kinds == [("stream", "stdout"), ("execute_result", None)], (student, assignment, kinds)
+            assert float(cell.outputs[1].data["text/plain"]) == pytest.approx(exercise["score"], abs=1e-4)
+            printed = cell.outputs[0].text
+            assert printed.startswith(("✓", "~", "✗", "!", "⏱", "?", "·"))
             if exercise["status"] != "passed":
                 assert exercise["feedback"].splitlines()[0] in printed
                 for pitfall in exercise["pitfalls"]:
                     assert f"[{pitfall}]" in printed
+        nbformat.validate(notebook)
+
+
+def test_the_autograded_notebook_shows_every_kind_of_output_a_kernel_leaves(course):
+    notebook = autograded(course, SHOWCASE, "custom_gradients")
+    shows, fails = (next(c for c in notebook.cells if c.cell_type == "code" and c.source == code)
+                    for code in SHOWCASE_CELLS)
+    kinds = [(o.output_type, o.get("name")) for o in shows.outputs]
+    # As IPython orders them: the streams, the last expression's value, then the figures (the inline backend
+    # shows them after the cell).
+    assert kinds == [("stream", "stdout"), ("stream", "stderr"), ("execute_result", None), ("display_data", None)]
+    assert shows.outputs[0].text == "my notes\n" and shows.outputs[1].text == "a warning\n"
+    assert shows.outputs[2].data["text/plain"] == "0.6931" and shows.outputs[2].execution_count == \
+        shows.execution_count
+    assert shows.outputs[3].data["image/png"] and "Figure" in shows.outputs[3].data["text/plain"]
+    assert [(o.output_type, o.get("name")) for o in fails.outputs] == [("stream", "stdout"), ("error", None)]
+    error = fails.outputs[1]
+    assert error.ename == "NameError" and "undefined_helper" in error.evalue
+    assert any("line 2" in line for line in error.traceback) and error.traceback[-1].startswith("NameError")
+    setup = next(c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "setup")
+    assert setup.outputs[0].text.startswith("TensorFlow ")  # the course's own cells show theirs too
+    counts = [c.execution_count for c in notebook.cells if c.cell_type == "code" and c.execution_count is not None]
+    assert counts == list(range(1, len(counts) + 1))
+    log = "".join(o.get("text", "") for c in notebook.cells if c.cell_type == "code" for o in c.outputs)
+    assert "oneDNN" not in log and "cuda" not in log.lower()  # TensorFlow's C++ logs stay out
 
 
 def hidden_case_blocks(text: str) -> list[str]:
@@ -169,7 +162,7 @@ def hidden_case_blocks(text: str) -> list[str]:
 
 def test_feedback_pages_name_the_pitfall_and_never_show_a_hidden_case(course, cli_results):
     shown_hidden = 0
-    for student, assignment in submissions():
+    for student, assignment in submissions(course):
         page = course / "feedback" / student / assignment / f"{assignment}.html"
         assert page.is_file(), f"nbgrader generate_feedback wrote no page for {student}/{assignment}"
         text = page.read_text(encoding="utf-8")
@@ -192,3 +185,53 @@ def test_released_notebooks_hold_no_hidden_test_and_no_solution():
                       f"test_{exercise.id}"]
             assert len(graded) == 1 and graded[0]["metadata"]["nbgrader"]["points"] == exercise.points
             assert f'grade_exercise("{assignment}", "{exercise.id}")' in "".join(graded[0]["source"])
+
+
+# --------------------------------------------------------------------------- the kernel path, one line away
+
+KERNEL_STUDENTS = ("ada", "bram")  # ada's notebook is graded by the CLI first: her graded cells reuse its grade
+LONG_AGO = 1_000_000_000  # the kept grade is dated back to 2001: a read brings the date to now
+MARK = 4242.0  # and its "seconds" set to this: a graded cell's own run would write its own seconds
+
+
+@pytest.fixture(scope="module")
+def kernel_course(tmp_path_factory) -> Path:
+    course = nbgrader_course(tmp_path_factory.mktemp("kernel-course"), ("custom_gradients",), executor="Execute")
+    for student in KERNEL_STUDENTS:
+        shutil.copytree(EXAMPLES / student / "custom_gradients", course / "submitted" / student / "custom_gradients")
+    cache = course / "autograder-cache"
+    done = subprocess.run([sys.executable, "-m", "autograder", "grade", str(course / "submitted" / "ada"), "--seed",
+                           str(SEED), "--solutions", str(course / "solutions"), "--format", "json"], cwd=course,
+                          capture_output=True, text=True, env=quiet_env(AUTOGRADER_CACHE=str(cache)), timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    for entry in (cache / "results").glob("result-*.json"):
+        data = json.loads(entry.read_bytes().partition(b"\n")[2])
+        entry.write_bytes(keyed_entry(cache, json.dumps({**data, "seconds": MARK}).encode()))
+        os.utime(entry, (LONG_AGO, LONG_AGO))
+    run_nbgrader(course, "autograde", "custom_gradients", "--force", seed=SEED)
+    return course
+
+
+def test_the_kernel_path_grades_as_the_cli_in_kernels_and_reuses_the_class_runs_grade(kernel_course):
+    cli = {r["student"]: r for r in grade_json(str(kernel_course / "submitted"), "--seed", str(SEED),
+                                                "--solutions", str(kernel_course / "solutions"))}
+    with Gradebook(f"sqlite:///{kernel_course / 'gradebook.db'}") as gradebook:
+        for student in KERNEL_STUDENTS:
+            notebook = gradebook.find_submission_notebook("custom_gradients", "custom_gradients", student)
+            assert notebook.score == pytest.approx(cli[student]["score"], abs=1e-3), student
+            points = {grade.name: grade.score for grade in notebook.grades}
+            for exercise in cli[student]["exercises"]:
+                assert points[f"test_{exercise['id']}"] == pytest.approx(exercise["score"], abs=1e-4)
+    bram = autograded(kernel_course, "bram", "custom_gradients")
+    # The demo cells ran in a kernel (the contained executor does not run them): that is the kernel path.
+    demo = next(c for c in bram.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "demo_log1pexp_plot")
+    assert any(o.output_type == "display_data" for o in demo.outputs)
+    solution = (kernel_course / "solutions" / "custom_gradients" / "custom_gradients.ipynb").read_bytes()
+    store = ResultStore(kernel_course / "autograder-cache" / "results")
+    for student in KERNEL_STUDENTS:
+        notebook = kernel_course / "submitted" / student / "custom_gradients" / "custom_gradients.ipynb"
+        entry = store.path(store.key(program_digest(read_submission(notebook)),
+                                     reference_key(solution, "custom_gradients", SEED), Limits()))
+        assert entry.stat().st_mtime > LONG_AGO + 86400, f"{student}: the graded cells kept or read no grade"
+        seconds = json.loads(entry.read_bytes().partition(b"\n")[2])["seconds"]
+        assert (seconds == MARK) == (student == "ada"), f"{student}: reused {seconds == MARK}"

@@ -2,6 +2,9 @@
 
 - ``selfcheck``: public check cells in a student's own kernel (no solutions: ``public_answers``).
 - ``nbgrader_cell``: a graded cell's grade, from a contained run of the kit's CLI.
+- ``nbgrader_executor``: nbgrader's ``Execute`` replaced (the course's default): each notebook graded by the
+  pipeline in a contained child (``nbgrader_batch``: one fork server per nbgrader process), its cells' outputs
+  and its graded cells written by the grader (``nbgrader_outputs``).
 - ``gradescope_bundle``: the autograder zip for Gradescope, and what runs inside Gradescope.
 - ``public_answers``: the reference's and the mistake models' answers on the public cases, shipped in the wheel.
 - ``dask_client``, ``dask_worker``, ``dask_tasks``: grading over a Dask cluster (`grade --scheduler`, `autograder

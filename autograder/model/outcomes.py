@@ -80,6 +80,17 @@ class TaskOutcome:
         object.__setattr__(self, "status", RunStatus(self.status))  # "ok" and RunStatus.OK alike
 
 
+@dataclass(frozen=True)
+class CellOutput:
+    """One output of a notebook cell, as a kernel would have shown it (nbformat's names): a stream's text, or
+    a display's or an execute result's data by mime type (text/plain as text, image/png as base64)."""
+
+    kind: str  # "stream", "display_data" or "execute_result"
+    name: str = ""  # a stream's: "stdout" or "stderr"
+    text: str = ""  # a stream's text
+    data: tuple[tuple[str, str], ...] = ()  # (mime type, content) of a display or an execute result
+
+
 @dataclass
 class RunRecord:
     """Everything the child reported about one submission, as plain data."""
@@ -90,6 +101,7 @@ class RunRecord:
     problems: list[str] = field(default_factory=list)  # what went wrong outside a task
     loaded: bool = False
     seconds: float = 0.0
+    cell_outputs: dict[int, list[CellOutput]] = field(default_factory=dict)  # cell -> its outputs, when asked for
 
     def clean(self, tasks: int) -> bool:
         """Every one of ``tasks`` tasks ended in an outcome that depends only on the cases (cacheable)."""

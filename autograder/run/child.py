@@ -23,7 +23,7 @@ tf.get_logger().setLevel("ERROR")  # pfor's retracing warnings would otherwise f
 _ = tf.keras.layers  # Keras loads lazily: load it here, once, before a child hides files or drops privileges
 
 from autograder.course import all_assignments, assignment_by_id, mistake_implementation  # noqa: E402
-from autograder.run import wire  # noqa: E402
+from autograder.run import capture, wire  # noqa: E402
 from autograder.run.isolation import contain  # noqa: E402
 from autograder.run.probe import describe_exception, parameters, probe_outcome  # noqa: E402
 from autograder.run.tasks import STUDENT, ChildJob  # noqa: E402
@@ -146,6 +146,12 @@ def _load(job: ChildJob, send) -> dict:
         # AutoGraph (tf.function over Python loops) and tracebacks read the source through linecache,
         # as they do in IPython, which registers each cell the same way.
         linecache.cache[filename] = (len(code), None, code.splitlines(keepends=True), filename)
+        if job.capture_outputs:  # nbgrader's autograded notebook shows what each cell showed
+            error, outputs = capture.run_cell(code, filename, namespace)
+            send({"event": "cell-outputs", "cell": index, "outputs": outputs})
+            if error is not None:
+                errors.append({"cell": index, "error": wire.error_to_data(describe_exception(error, student_file))})
+            continue
         try:
             exec(compile(code, filename, "exec"), namespace)  # noqa: S102  (this is the sandbox)
         except BaseException as error:  # noqa: BLE001  (SystemExit and KeyboardInterrupt too)

@@ -12,6 +12,7 @@ CHILD_MODULES = frozenset({
     "autograder", "autograder.config",
     "autograder.model", "autograder.model.course", "autograder.model.outcomes",
     "autograder.run", "autograder.run.child", "autograder.run.isolation", "autograder.run.probe",
+    "autograder.run.capture",  # a cell's outputs for nbgrader's notebook: streams, displays, figures (no data)
     "autograder.run.tasks", "autograder.run.wire",
     # the containment itself: system calls, namespaces, the file view, Landlock, privileges (no data)
     "autograder.run.linux", "autograder.run.namespaces", "autograder.run.mounts", "autograder.run.landlock",

@@ -13,7 +13,7 @@ import time
 from dataclasses import replace
 
 from autograder.config import GiB, Limits
-from autograder.model.outcomes import RunRecord, RunStatus, TaskOutcome
+from autograder.model.outcomes import CellOutput, RunRecord, RunStatus, TaskOutcome
 from autograder.run import wire
 from autograder.run.container import describe_limit, memory_limit, oom_kills
 from autograder.run.forkserver import Child, ForkServer
@@ -26,6 +26,7 @@ from autograder.run.tasks import ChildJob
 MAX_LOAD_RESTARTS = 5
 MAX_RECEIVED_BYTES = 256 * 2**20  # all a submission's children may send: the parent's memory per submission
 LEFT_RUNNING = 32  # threads and processes an exercise's code may leave behind before the next runs afresh
+MAX_OUTPUT_CHARS = 32 * 2**20  # what a notebook's cells may show in all (nbgrader's notebook), images included
 MEMORY_ERRORS = {"MemoryError", "ResourceExhaustedError"}
 SIGXCPU, SIGKILL = 24, 9
 
@@ -66,6 +67,8 @@ class SubmissionRun:
         self._needs_load = False
         self._loaded_now = False
         self._contained = False
+        self._outputs_seen: set[int] = set()  # cells whose outputs the current child sent
+        self._output_chars = 0
 
     # ---------------------------------------------------------------- lifecycle
     def start(self, server: ForkServer, slot: int = 0) -> None:
@@ -89,6 +92,7 @@ class SubmissionRun:
         self._loaded_now = False
         self._contained = False
         self._baseline: int | None = None  # the child's threads and processes before any student code
+        self._outputs_seen = set()
         self.measures = []
         self._family_checked, self._family_bytes = 0.0, 0  # the last child's family is not this one's
         self.deadline = time.monotonic() + self.limits.load_seconds
@@ -145,6 +149,20 @@ class SubmissionRun:
             self._cells_pending.pop(0)
             self.current_cell = cell
             self.deadline = now + self.limits.load_seconds
+        elif event == "cell-outputs":
+            cell = wire.as_int(message.get("cell"))
+            if not self.job.capture_outputs or self._loaded_now or cell != self.current_cell \
+                    or cell in self._outputs_seen:
+                raise wire.WireError("outputs for a cell that is not the one running")
+            self._outputs_seen.add(cell)
+            outputs = wire.decode_cell_outputs(message.get("outputs"))
+            if cell in self.record.cell_outputs:
+                return  # a restarted child runs the cells again: the first run's outputs are kept
+            self._output_chars += sum(len(o.text) + sum(len(v) for _, v in o.data) for o in outputs)
+            if self._output_chars > MAX_OUTPUT_CHARS:  # the notebook's outputs, beyond what any notebook needs
+                outputs = [CellOutput("stream", "stderr", f"[the grader keeps {MAX_OUTPUT_CHARS // 2**20} Mi "
+                                                          "characters of a notebook's outputs: this cell's are left out]")]
+            self.record.cell_outputs[cell] = outputs
         elif event == "loaded":
             errors = wire.as_list(message.get("errors"))
             cells = {index for index, _, _ in self.job.cells}

@@ -44,6 +44,9 @@ class ChildJob:
     # code runs: the same cases as the parent's (the same code, the same seed), and 1.6 MB less to send
     # through the fork server for each child (the n = 100,000 scale cases).
     seed: int | None = None
+    # Keep each cell's outputs (streams, displays, the last expression's value) and send them after the cell,
+    # for nbgrader's autograded notebook (``run.capture``); the command line asks for none.
+    capture_outputs: bool = False
 
     @property
     def trusted(self) -> bool:

@@ -23,7 +23,7 @@ from typing import Any, Callable, TypeVar
 
 import numpy as np
 
-from autograder.model.outcomes import ErrorInfo, RunRecord, RunStatus, TaskOutcome, Value
+from autograder.model.outcomes import CellOutput, ErrorInfo, RunRecord, RunStatus, TaskOutcome, Value
 
 # Largest value accepted: 1,000,000 float64 (8 MB, 10.7 MB in base64), ten times the course's largest answer
 # (n = 100,000). A probe's few outputs then fit one message (MAX_MESSAGE_BYTES), so a huge return value is
@@ -255,6 +255,62 @@ def decode_defined(data: Any) -> dict[str, list[str] | str]:
     return {text(name, "name"): (text(value, "why") if type(value) is str
                                  else [text(v, "param") for v in as_list(value)[:MAX_ITEMS]])
             for name, value in data.items()}
+
+
+# --------------------------------------------------------------------------- a cell's outputs
+
+# What one cell may show (nbgrader's autograded notebook): the child cuts to these first (``run.capture``),
+# the parent refuses anything beyond them.
+MAX_CELL_OUTPUTS = 100
+MAX_OUTPUT_TEXT = 100_000  # characters of one stream or one text/plain
+MAX_IMAGE_BYTES = 2 * 2**20  # one PNG
+STREAMS = ("stdout", "stderr")
+DISPLAYS = ("display_data", "execute_result")
+_PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@total
+def decode_cell_outputs(data: Any) -> list[CellOutput]:
+    """A cell's outputs as the child sent them: streams by name, displays of text/plain and PNG only."""
+    listed = as_list(data)
+    if len(listed) > MAX_CELL_OUTPUTS:
+        raise WireError("more outputs in one cell than the grader keeps")
+    outputs = []
+    for item in map(as_dict, listed):
+        kind = item.get("kind")
+        if kind == "stream" and item.get("name") in STREAMS:
+            outputs.append(CellOutput("stream", name=item["name"], text=_output_text(item.get("text"))))
+        elif kind in DISPLAYS:
+            bundle = as_dict(item.get("data"))
+            if not bundle or not set(bundle) <= {"text/plain", "image/png"}:
+                raise WireError("a display holds text/plain and image/png only")
+            data_out = []
+            if "text/plain" in bundle:
+                data_out.append(("text/plain", _output_text(bundle["text/plain"])))
+            if "image/png" in bundle:
+                data_out.append(("image/png", _png(bundle["image/png"])))
+            outputs.append(CellOutput(kind, data=tuple(data_out)))
+        else:
+            raise WireError("an output that is not a stream, a display or an execute result")
+    return outputs
+
+
+def _output_text(value: Any) -> str:
+    if type(value) is not str or len(value) > MAX_OUTPUT_TEXT:
+        raise WireError(f"an output's text must be a string of at most {MAX_OUTPUT_TEXT} characters")
+    return _SURROGATE.sub("\ufffd", value)
+
+
+def _png(value: Any) -> str:
+    if type(value) is not str or len(value) > 4 * MAX_IMAGE_BYTES // 3 + 4:
+        raise WireError("an image must be base64 text of at most 2 MiB")
+    try:
+        raw = base64.b64decode(value.encode("ascii"), validate=True)
+    except (ValueError, UnicodeEncodeError):
+        raise WireError("an image is not base64") from None
+    if not raw.startswith(_PNG):
+        raise WireError("an image that is not a PNG")
+    return base64.b64encode(raw).decode("ascii")  # re-encoded: nothing but base64 reaches the notebook
 
 
 # --------------------------------------------------------------------------- checked scalars
