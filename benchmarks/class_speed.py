@@ -267,7 +267,7 @@ def nbgrader(folder: Path, cache: Path, graded_first: bool = False) -> dict:
         walls.append(wall)
         peaks.append(peak)
         # A notebook's time: from the first log line that names its student (sanitizing the submission) to
-        # the last (writing the autograded notebook, after its kernel ran every cell).
+        # the last (writing the autograded notebook, after the course's executor, contained by default, ran it).
         spans: dict[str, list[float]] = {}
         for match in filter(None, map(NBGRADER_LINE.match, log.splitlines())):
             spans.setdefault(match["student"], []).append(float(match["time"]))
