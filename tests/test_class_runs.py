@@ -169,6 +169,7 @@ def test_submissions_that_run_the_same_code_are_graded_once_with_the_results_of_
 import json, sys
 from pathlib import Path
 from autograder import pipeline
+from autograder.run import scheduler
 from autograder.config import Settings
 from autograder.load.discover import find_submissions
 started = []
@@ -176,7 +177,7 @@ def counted(runs, jobs=1):
     runs = list(runs)
     started.extend(run.key for run in runs if run.key[0] == "student")
     return run_all(runs, jobs)
-run_all, pipeline.run_all = pipeline.run_all, counted
+run_all, scheduler.run_all = scheduler.run_all, counted  # what LocalRunner.run_all calls
 found, _ = find_submissions([sys.argv[1]])
 results = pipeline.grade(found, Settings(seed=21, jobs=2, assignment="custom_gradients", cache=None)).results
 print(json.dumps([len(started), sorted({r.score for r in results if r.student.startswith("same")})]))

@@ -1,7 +1,7 @@
 """Grades kept by one run and taken by a later one with --reuse-results (what nbgrader's graded cells pass).
 
 Each run is the real CLI in a subprocess, with its own cache folder; the children it starts are counted
-through the API (``pipeline.run_all``), so "reused" means: nothing ran, not merely: the same numbers.
+through the API (``run.scheduler.run_all``, which the local runner calls), so "reused" means: nothing ran, not merely: the same numbers.
 """
 from __future__ import annotations
 
@@ -20,13 +20,14 @@ from helpers import ROOT, quiet_env
 SOURCE = ROOT / "examples" / "submitted"
 COUNTED_CLI = """
 import json, sys
-from autograder import cli, pipeline
+from autograder import cli
+from autograder.run import scheduler
 started = []
 def counted(runs, jobs=1):
     runs = list(runs)
     started.extend(kind for kind, _ in (run.key for run in runs))
     return run_all(runs, jobs)
-run_all, pipeline.run_all = pipeline.run_all, counted
+run_all, scheduler.run_all = scheduler.run_all, counted  # what LocalRunner.run_all calls
 status = cli.main(sys.argv[2:])
 with open(sys.argv[1], "w") as handle:
     json.dump({"status": status, "started": started}, handle)

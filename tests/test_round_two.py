@@ -407,3 +407,22 @@ def test_threads_and_processes_left_running_are_counted():
         sleeper.wait()
         for thread in threads:
             thread.join()
+
+
+def test_the_child_reads_a_virtual_environment_inside_the_checkout_but_nothing_else_of_it(tmp_path, monkeypatch):
+    """A Python installed elsewhere running with the packages of a .venv inside the checkout (PYTHONPATH):
+    the packages are Python's, the checkout's other folders stay out of the child's view."""
+    from autograder.run import isolation
+
+    checkout = tmp_path / "course"
+    packages = checkout / ".venv" / "lib" / "python3.11" / "site-packages"
+    for folder in (packages, checkout / "tests", checkout / "solutions"):
+        folder.mkdir(parents=True)
+    monkeypatch.setattr(isolation, "KIT_ROOT", checkout)
+    monkeypatch.setattr(sys, "prefix", str(tmp_path / "python"))
+    monkeypatch.setattr(sys, "base_prefix", str(tmp_path / "python"))
+    (tmp_path / "python").mkdir()
+    monkeypatch.setattr(sys, "path", [str(checkout), str(checkout / "tests"), str(packages)])
+    kept = isolation.needed_paths()
+    assert str(packages) in kept and str(tmp_path / "python") in kept
+    assert not [p for p in kept if p in (str(checkout), str(checkout / "tests"), str(checkout / "solutions"))]

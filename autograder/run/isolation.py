@@ -148,6 +148,9 @@ def _below(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
+INSTALLED_PACKAGES = ("site-packages", "dist-packages")  # a virtual environment's, even one inside the checkout
+
+
 def needed_paths() -> list[str]:
     """What the child reads besides the system: Python's installation and the directories on its path, but
     never a checkout of the kit (the package's own files are bound back one by one: ``package_files``)."""
@@ -159,8 +162,9 @@ def needed_paths() -> list[str]:
         if not path or not os.path.isdir(path):
             continue
         path = os.path.realpath(path)
-        if checkout and _below(path, root) and not any(_below(path, prefix) for prefix in prefixes):
-            continue  # the checkout itself, its tests/ or anything else of it on the path
+        if checkout and _below(path, root) and not any(_below(path, prefix) for prefix in prefixes) \
+                and os.path.basename(path) not in INSTALLED_PACKAGES:
+            continue  # the checkout itself, its tests/ or anything else of it on the path (not a .venv's packages)
         keep.add(path)
     return sorted(keep)
 
