@@ -237,12 +237,15 @@ def files_of_run(token: str) -> list[Path]:
     """Files a run's submissions left on the machine: named after its token, or starting with it. Two levels
     deep in the shared folders: a child's working directory and what is in it."""
     found = set()
-    for root in {Path(tempfile.gettempdir()), *map(Path, SHARED_FOLDERS)}:
+    def listed(folder: Path) -> list[Path]:  # another test may remove its folder while this one looks
         try:
-            level1 = list(root.iterdir())
-            level2 = [p for d in level1 if d.is_dir() and not d.is_symlink() for p in d.iterdir()]
+            return list(folder.iterdir()) if folder.is_dir() and not folder.is_symlink() else []
         except OSError:
-            level2 = []
+            return []
+
+    for root in {Path(tempfile.gettempdir()), *map(Path, SHARED_FOLDERS)}:
+        level1 = listed(root)
+        level2 = [path for folder in level1 for path in listed(folder)]
         for path in level1 + level2:
             try:
                 if path.is_file() and not path.is_symlink() and (token in path.name or token.encode() in _head(path)):
