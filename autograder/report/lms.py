@@ -45,14 +45,15 @@ class Layout:
     leading: tuple[str, ...]  # kept in the output, in this order, where the roster has them
     required: tuple[str, ...]  # the roster must have these
     match_order: tuple[str, ...]
-    points_row: bool  # Canvas's "Points Possible" row under the header
+    name_columns: tuple[str, ...]  # a student's name, as the stderr lists show it
+    canvas_rules: bool  # the "Points Possible" row, rows of no student, assignment columns titled "Name (id)"
 
 
 CANVAS = Layout("canvas", ("Student", "ID", "SIS User ID", "SIS Login ID", "Integration ID", "Section"),
                 ("Student", "ID", "SIS User ID", "SIS Login ID", "Section"),
-                ("SIS Login ID", "SIS User ID", "Student"), points_row=True)
+                ("SIS Login ID", "SIS User ID", "Student"), ("Student",), canvas_rules=True)
 MOODLE = Layout("moodle", ("First name", "Last name", "Username", "ID number", "Email address"),
-                (), ("Username", "ID number", "Email address"), points_row=False)
+                (), ("Username", "ID number", "Email address"), ("First name", "Last name"), canvas_rules=False)
 LAYOUTS = {"canvas": CANVAS, "moodle": MOODLE}
 
 
@@ -88,9 +89,9 @@ def read_roster(layout: Layout, roster: str) -> tuple[list[str], list[dict[str, 
     for cells in rows[1:]:
         record = {column: (cells[i].strip() if i < len(cells) else "") for i, column in enumerate(header)}
         first = record.get(header[0], "")
-        if layout.points_row and CANVAS_POINTS_ROW in first:
+        if layout.canvas_rules and CANVAS_POINTS_ROW in first:
             points = record
-        elif layout.name == "canvas" and not first and not record.get("ID"):
+        elif layout.canvas_rules and not first and not record.get("ID"):
             continue  # Canvas's "Manual Posting" row and other rows of no student
         elif any(record.values()):
             students.append(record)
@@ -103,7 +104,7 @@ def assignment_column(layout: Layout, header: list[str], assignment: str, wanted
     if wanted:
         return wanted
     for column in header:
-        match = CANVAS_ASSIGNMENT.match(column) if layout.name == "canvas" else None
+        match = CANVAS_ASSIGNMENT.match(column) if layout.canvas_rules else None
         title = match.group(1) if match else column
         if _key(title) == _key(assignment):
             return column
@@ -161,16 +162,15 @@ def fill_roster(layout: Layout, roster: str, results: list[SubmissionResult], co
             continue
         scores[index] = number(result.score)
         filled.matched[student] = by
-    name_of = ("Student",) if layout.name == "canvas" else ("First name", "Last name")
-    filled.without_submission = [" ".join(row.get(n, "") for n in name_of).strip() or row.get(fields[0], "?")
-                                 for i, row in enumerate(students) if i not in scores]
-    kept = [c for c in layout.leading if c in header]
-    if layout.name == "moodle":
-        kept = [c for c in header if c in layout.leading]  # Moodle: as exported, the mapped field included
+    filled.without_submission = [" ".join(row.get(n, "") for n in layout.name_columns).strip()
+                                 or row.get(fields[0], "?") for i, row in enumerate(students) if i not in scores]
+    # Canvas: its leading columns in its order; Moodle: the user fields in the export's order
+    kept = [c for c in layout.leading if c in header] if layout.canvas_rules else [c for c in header
+                                                                                    if c in layout.leading]
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow([*kept, title])
-    if layout.points_row:
+    if layout.canvas_rules:
         maximum = max((r.max_score for r in results), default=0.0)
         marker = (points or {}).get(header[0], "") or f"    {CANVAS_POINTS_ROW}"
         writer.writerow([marker, *[(points or {}).get(c, "") for c in kept[1:]], number(maximum)])
