@@ -58,6 +58,11 @@ def roster_problem(args) -> str | None:
         return f"--format {args.format} fills the gradebook exported from the LMS: give it with --roster EXPORT.csv"
     if args.roster and args.format not in formats.ROSTER_FORMATS:
         return "--roster is for --format canvas or moodle"
+    if args.roster:
+        try:
+            platform_outputs.read_roster_file(args.format, args.roster)
+        except RosterError as error:
+            return str(error)
     return None
 
 

@@ -262,3 +262,8 @@ def test_merge_fills_a_canvas_export_and_lists_who_is_missing(tmp_path: Path):
     assert "roster students have no submission" in done.stderr and "Student, Test" in done.stderr
     refused = run_autograder("merge", str(tmp_path / "results.json"), "--format", "moodle", timeout=120)
     assert refused.returncode == 2 and "--roster EXPORT.csv" in refused.stderr
+    # A roster that is not the LMS's export is said before anything is graded.
+    (tmp_path / "names.csv").write_text("name,score\nada,1\n")
+    wrong = run_autograder("grade", str(ROOT / "examples"), "--format", "canvas", "--roster",
+                           str(tmp_path / "names.csv"), timeout=120)
+    assert wrong.returncode == 2 and "the roster lacks the columns" in wrong.stderr and wrong.stdout == ""

@@ -61,14 +61,21 @@ def append_step_summary(results: list[SubmissionResult], fail_under: float | Non
     return target
 
 
-def fill_lms(fmt: str, results: list[SubmissionResult], roster: str, column: str | None,
-             match_by: str | None) -> str:
-    """The filled gradebook; who could not be matched, on stderr. Raises ``lms.RosterError``."""
+def read_roster_file(fmt: str, roster: str) -> str:
+    """The roster's text, checked as this LMS's export (before grading: a wrong file is said at once).
+    Raises ``lms.RosterError``."""
     try:
         text = Path(roster).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
         raise lms.RosterError(f"cannot read the roster {roster}: {error}") from None
-    filled = lms.fill_roster(lms.LAYOUTS[fmt], text, results, column, match_by)
+    lms.read_roster(lms.LAYOUTS[fmt], text)
+    return text
+
+
+def fill_lms(fmt: str, results: list[SubmissionResult], roster: str, column: str | None,
+             match_by: str | None) -> str:
+    """The filled gradebook; who could not be matched, on stderr. Raises ``lms.RosterError``."""
+    filled = lms.fill_roster(lms.LAYOUTS[fmt], read_roster_file(fmt, roster), results, column, match_by)
     for note in filled.notes:
         say(note)
     if filled.not_in_roster:
