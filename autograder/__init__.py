@@ -1,6 +1,6 @@
 """Grades TensorFlow automatic-differentiation assignments against reference solutions.
 
-The pipeline (see README): load a submission, run it apart in a child process,
+The pipeline (docs/how-it-works.md): load a submission, run it apart in a child process,
 compare its plain-data outputs with the reference's, name the mistake, report.
 """
 

@@ -2,7 +2,7 @@
 
 Each variable is declared once here (``VARIABLES``: name, default, what it does), as otter declares its
 configuration keys; code reads a variable only through ``variable()``, which refuses an undeclared name,
-and a test checks the README's table against ``VARIABLES``, so neither can drift from what the code reads.
+and a test checks the table of docs/configuration.md against ``VARIABLES``, so neither can drift from what the code reads.
 
 May import: the standard library only.
 """

@@ -247,7 +247,7 @@ NBGRADER_LINE = re.compile(r"^\[(?P<time>[\d.]+)\] .*?(?:submitted|autograded)/(
 def nbgrader(folder: Path, cache: Path, graded_first: bool = False) -> dict:
     """A real nbgrader course: the release generated from solutions/, then `autograde` on every submission.
     ``graded_first``: the class is graded by the kit before (`autograder grade submitted --seed` with the
-    course's seed, as the README suggests), so the graded cells reuse its grades; its time counts too."""
+    course's seed, as docs/nbgrader.md suggests), so the graded cells reuse its grades; its time counts too."""
     shutil.copytree(ROOT / "solutions", folder / "solutions")
     shutil.copy(ROOT / "nbgrader_config.py", folder)
     env = environment(AUTOGRADER_CACHE=str(cache))

@@ -4,7 +4,7 @@ Both directions are plain JSON made with the kit's one codec (``run.wire``), nev
 carries the submission's code (its cells, never its path), the tasks, the seed its child draws the cases from,
 the containment and the limits; the answer is the ``RunRecord`` the worker's supervisor built from what the
 child sent, re-checked field by field on the client (``wire.decode_record`` is total). Dask pickles its own
-messages around these bytes, which is why a cluster must be private (README, "Grading over a Dask cluster").
+messages around these bytes, which is why a cluster must be private (docs/cluster.md).
 
 A submission whose task could not run (every worker that tried it died: Dask's ``KilledWorker``) gets a record
 of its own here, so that the judge makes it that submission's error, as a local run does for a child that keeps

@@ -2,7 +2,7 @@
 
 Called in the child right after the fork, before the submission's first cell. The strongest measures the
 machine allows are applied, each skipped when the kernel refuses it, and the list of those applied is
-reported to the parent (``README.md``, "Security", says what holds where):
+reported to the parent (``docs/security.md`` says what holds where):
 
 1. namespaces (``namespaces``): as root, or as root of a user namespace of its own where the kernel allows
    unprivileged ones: private mounts, no network, no IPC with the machine, a PID namespace (every process

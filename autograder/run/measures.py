@@ -1,6 +1,6 @@
 """Which containment a student's child gets on this machine, as this user: ``python -m autograder.run.measures``.
 
-What holds depends on the kernel, the container and the grader's user (README.md, "Security"): run this
+What holds depends on the kernel, the container and the grader's user (docs/security.md): run this
 where the grader will run (a Gradescope image's setup, a cluster's compute node, a JupyterHub) to see it.
 It forks one child exactly as grading does, with no student code, and prints the measures it applied and
 whether the reference cache and the kept grades would be used.

@@ -55,7 +55,7 @@ from autograder.store.atomic import folder_key, mark_used, read_entry, trim, wri
 
 REFUSED = ("autograder: note: the reference cache and the kept grades are off for this run: the submissions' "
            "code would run as this user with the cache in reach (no root, no Landlock, no user namespaces on "
-           "this machine); see README.md, Security")
+           "this machine); see docs/security.md")
 
 FORMAT = 4
 KEEP = 64  # entries kept (the ones read or written last); about 40 MB

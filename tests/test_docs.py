@@ -1,0 +1,42 @@
+"""The documentation: docs/ builds with MkDocs in strict mode, and the README's links lead somewhere.
+
+MkDocs' strict build fails on every warning, and mkdocs.yml turns every broken link between pages and every
+missing anchor into one, so a page renamed or a heading reworded breaks this test, not a reader's click.
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+from helpers import ROOT
+
+
+def test_the_documentation_builds_with_no_warning(tmp_path):
+    built = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+                           cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert built.returncode == 0, built.stderr
+    assert "WARNING" not in built.stderr, built.stderr
+    pages = {path.relative_to(ROOT / "docs").with_suffix("") for path in (ROOT / "docs").rglob("*.md")}
+    for page in pages:
+        built_page = tmp_path / "site" / ("index.html" if page.name == "index" else f"{page}/index.html")
+        assert built_page.is_file(), f"docs/{page}.md was not built (missing from mkdocs.yml's nav?)"
+
+
+def test_every_relative_link_of_the_readme_exists():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    links = [target for target in re.findall(r"\]\(([^)\s]+)\)", readme) if "://" not in target]
+    assert links, "the README links the documentation"
+    for target in links:
+        assert (ROOT / target.split("#")[0]).exists(), f"README links {target}, which does not exist"
+
+
+def test_the_readme_stays_a_front_door():
+    """The README is what the kit is, the two commands and the three ways in; the rest lives in docs/."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 120
+    for command in ("pip install -e '.[nbgrader]' && .venv/bin/autograder grade",
+                    "pip install -e '.[nbgrader,test]' && .venv/bin/python -m pytest"):
+        assert command in readme
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "python3 -m venv .venv && .venv/bin/pip install -q -e '.[nbgrader,test]' && .venv/bin/python -m pytest" in ci
