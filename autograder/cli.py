@@ -17,15 +17,15 @@ made, where in its code, and how to fix it."""
 
 MAIN_EPILOG = """\
 start here:
-  autograder grade                                 grade the bundled example class, print the class table
-  autograder grade submitted/ --feedback-dir feedback   grade a class; an HTML page per student
-  autograder grade path/to/notebook.ipynb          one student's feedback as text
-  autograder course init my-course --example-class  lay out an nbgrader course of your own
+  autograder grade                                      grade the bundled example class: a class table
+  autograder grade submitted/ --feedback-dir feedback   grade a class, with an HTML feedback page per submission
+  autograder grade path/to/notebook.ipynb               one student's feedback as text
+  autograder course init my-course --example-class      an nbgrader course of your own (formgrader included)
 
-`autograder COMMAND --help` describes each command's options."""
+`autograder COMMAND --help` describes a command and its options."""
 
 FORMAT_HELP = {
-    "text": "per submission a mark, the points and the feedback; a class table for several (the default)",
+    "text": "per submission a mark per exercise, the points and the feedback, then a class table for several",
     "json": "the contract's JSON: a list, one object per submission",
     "gradescope": "Gradescope's results.json (one submission; feedback in Markdown)",
     "junit": "JUnit XML, a testsuite per submission (CI dashboards)",
@@ -37,9 +37,9 @@ FORMAT_HELP = {
 }
 
 
-def format_help(choices: tuple[str, ...], default: str) -> str:
-    """--format's help: every format and what it writes (argparse's %-formatting escaped)."""
-    listed = "; ".join(f"{name}: {FORMAT_HELP[name]}" for name in choices)
+def format_help(choices: tuple[str, ...], default: str, **instead: str) -> str:
+    """--format's help: every format and what it writes (``instead``: this command's own words for one)."""
+    listed = "; ".join(f"{name}: {instead.get(name, FORMAT_HELP[name])}" for name in choices)
     return (f"what to write (default: {default}). {listed}").replace("%", "%%")
 
 
@@ -57,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     grade_cmd = commands.add_parser(
         "grade", help="grade submissions (notebooks, .py files, directories)",
-        description="Grade submissions against the reference solutions. With no PATH, grade the bundled "
+        description="Grade submissions against the reference solutions. With no PATH, grade the bundled\n"
                     "example class and print a class table.",
         epilog=GRADE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     grade_cmd.add_argument("paths", nargs="*", metavar="PATH", help=".ipynb, .py or a directory of them")
@@ -120,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
                            help="`autograder grade --format json` output files (shards, or one file per assignment)")
     merge_formats = ("json", "text", "junit", "csv", *formats.ROSTER_FORMATS)
     merge_cmd.add_argument("--format", choices=merge_formats, default="json", metavar="FORMAT",
-                           help=format_help(merge_formats, "json"))
+                           help=format_help(merge_formats, "json", text="the class table"))
     merge_cmd.add_argument("--output", metavar="FILE", help="write here instead of stdout")
     add_lms_arguments(merge_cmd)
     report_cmd = commands.add_parser(
@@ -133,6 +133,19 @@ def build_parser() -> argparse.ArgumentParser:
     report_cmd.add_argument("--out", metavar="DIR", required=True, help="the report's folder")
     report_cmd.add_argument("--feedback-dir", metavar="DIR",
                             help="also write the feedback pages of these results (as `grade --feedback-dir`)")
+    course_cmd = commands.add_parser(
+        "course", help="lay out an nbgrader course of your own (`course init DIR`)",
+        description="Lay out an nbgrader course that grades with the kit, as `nbgrader quickstart` does for "
+                    "nbgrader's demo.")
+    course_actions = course_cmd.add_subparsers(dest="action", required=True, metavar="ACTION")
+    init_cmd = course_actions.add_parser(
+        "init", help="write a new course folder",
+        description="Write DIR: the kit's solutions as nbgrader's source (solutions/), the released notebooks "
+                    "(assignments/), nbgrader_config.py, a course-local exchange (exchange/), the gradebook, and "
+                    "submitted/ (empty, or the example class). Run nbgrader's commands in DIR afterwards.")
+    init_cmd.add_argument("directory", metavar="DIR", help="the course's folder: new, or empty")
+    init_cmd.add_argument("--example-class", action="store_true",
+                          help="put the kit's example class (12 students) in submitted/ to try the workflow")
     bundle_cmd = commands.add_parser(
         "gradescope-bundle", help="write the autograder zip to upload to Gradescope",
         description="Write the zip to upload as a Gradescope programming assignment's autograder: setup.sh, "
@@ -192,6 +205,9 @@ def main(argv: list[str] | None = None) -> int:
         return commands.merge_command(args)
     if args.command == "report":
         return commands.report_command(args)
+    if args.command == "course":
+        from autograder.frontends.nbgrader_course import course_command
+        return course_command(args)
     if args.command == "gradescope-bundle":
         from autograder.frontends.gradescope_bundle import bundle_command
         return bundle_command(args)

@@ -58,7 +58,7 @@ def prepare_course(config) -> None:
     try:
         with _locked(root):
             _seed_example_class(root, root / coursedir.submitted_directory)
-            _make_exchange(root, config)
+            _make_exchange(coursedir, config)
             _sync_gradebook(coursedir, config)
     except Exception as error:  # noqa: BLE001 - nbgrader's own command goes on and reports what is missing
         say(f"could not prepare the course at {root} for nbgrader ({type(error).__name__}: {error}); "
@@ -92,11 +92,30 @@ def _seed_example_class(root: Path, submitted: Path) -> None:
         f"`mkdir {submitted.name}` for an empty class)")
 
 
-def _make_exchange(root: Path, config) -> None:
-    """The exchange folder, when it is the course's own (a shared one, e.g. JupyterHub's, is the admin's)."""
+def _make_exchange(coursedir, config) -> None:
+    """The exchange's course folders (outbound, inbound), made by nbgrader's own release code, when the exchange
+    is the course's own folder (a shared one, e.g. JupyterHub's, is the admin's): `nbgrader collect` and `list`
+    then work before the first release."""
+    root = Path(coursedir.root).resolve()
     exchange = config.Exchange.get("root") if "Exchange" in config else None
-    if isinstance(exchange, str) and exchange and Path(exchange).resolve().is_relative_to(root.resolve()):
-        Path(exchange).mkdir(parents=True, exist_ok=True)
+    if not (isinstance(exchange, str) and exchange and Path(exchange).resolve().is_relative_to(root)):
+        return
+    if (Path(exchange) / coursedir.course_id / "inbound").is_dir():
+        return
+    from nbgrader.exchange.default.release_assignment import ExchangeReleaseAssignment
+
+    quiet = _quiet_log(logging.ERROR)  # "Creating exchange directory" is what we asked for
+    scoped = type(coursedir)(config=config, root=coursedir.root, assignment_id="-", log=quiet)
+    release = ExchangeReleaseAssignment(coursedir=scoped, config=config, log=quiet)
+    release.ensure_root()
+    release.init_dest()  # the course's folder, outbound/ and inbound/ with nbgrader's modes (no assignment)
+
+
+def _quiet_log(level: int = logging.WARNING) -> logging.Logger:
+    """A logger for nbgrader's classes run here: their routine INFO lines would read as the command's own."""
+    log = logging.getLogger(f"autograder.nbgrader_course.{logging.getLevelName(level).lower()}")
+    log.setLevel(level)
+    return log
 
 
 def _known(database: Path) -> tuple[set[tuple[str, str]], set[str], set[str]]:
@@ -151,8 +170,7 @@ def _record_assignment(coursedir, config, assignment: str) -> None:
     from nbgrader.converters import GenerateAssignment
     from nbgrader.coursedir import CourseDirectory
 
-    quiet = logging.getLogger("autograder.nbgrader_course")
-    quiet.setLevel(logging.WARNING)
+    quiet = _quiet_log()
     with tempfile.TemporaryDirectory(prefix="autograder-release-") as scratch:
         scoped = CourseDirectory(config=config, root=coursedir.root, release_directory=scratch,
                                  assignment_id=assignment, log=quiet)
@@ -188,12 +206,21 @@ def init_course(target: Path, example_class: bool = False) -> list[str]:
         else:
             shutil.copy2(source, target / name)
         written.append(name + ("/" if source.is_dir() else ""))
-    for folder in ("submitted", "exchange"):
-        if not (target / folder).exists():
-            (target / folder).mkdir()
-            written.append(f"{folder}/")
+    if not (target / "submitted").exists():
+        (target / "submitted").mkdir()
+        written.append("submitted/")
     (target / ".gitignore").write_text("".join(f"{entry}\n" for entry in IGNORED), encoding="utf-8")
     written.append(".gitignore")
+    try:  # the config's own last step: the exchange, the gradebook and the seed, now rather than at the first command
+        import nbgrader  # noqa: F401
+        from traitlets.config.loader import PyFileConfigLoader
+    except ImportError:
+        say("nbgrader is not installed (pip install -e '.[nbgrader]'): the gradebook is made by the first nbgrader "
+            "command")
+        return written
+    PyFileConfigLoader("nbgrader_config.py", path=str(target)).load_config()
+    written += [name for name in ("exchange/", "gradebook.db", ".autograder-seed")
+                if (target / name.rstrip("/")).exists()]
     return written
 
 
