@@ -70,8 +70,9 @@ def roster_problem(args) -> str | None:
 def arguments_problem(args, submissions: int) -> str | None:
     """What is wrong with the arguments of ``grade``, said before anything is graded."""
     if args.format in formats.ONE_SUBMISSION and submissions != 1:
-        where = ("Gradescope grades one student at a time; see `autograder gradescope-bundle`"
-                 if args.format == "gradescope" else "Classroom 50 grades one student's repository at a time")
+        where = {"gradescope": "Gradescope grades one student at a time; see `autograder gradescope-bundle`",
+                 "classroom50": "Classroom 50 grades one student's repository at a time",
+                 "prairielearn": "PrairieLearn grades one submission at a time; see examples/prairielearn/"}[args.format]
         return (f"--format {args.format} writes one submission's result ({where}); {submissions} submissions found: "
                 "grade one notebook")
     if problem := roster_problem(args):
