@@ -145,7 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "submitted/ (empty, or the example class). Run nbgrader's commands in DIR afterwards.")
     init_cmd.add_argument("directory", metavar="DIR", help="the course's folder: new, or empty")
     init_cmd.add_argument("--example-class", action="store_true",
-                          help="put the kit's example class (12 students) in submitted/ to try the workflow")
+                          help="put the kit's example class (examples/submitted) in submitted/ to try the workflow")
     bundle_cmd = commands.add_parser(
         "gradescope-bundle", help="write the autograder zip to upload to Gradescope",
         description="Write the zip to upload as a Gradescope programming assignment's autograder: setup.sh, "

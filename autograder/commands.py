@@ -1,6 +1,7 @@
 """What the ``autograder`` commands do once their arguments are parsed (``cli`` parses and dispatches)."""
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 import time
@@ -199,7 +200,10 @@ def where_next(results, feedback_dir: str | None, seed: int) -> str:
         return (f"next: open {Path(feedback_dir) / 'index.html'} (every score links to that submission's page; "
                 "hand each student their own folder)\n")
     example = min(results, key=lambda r: (r.score >= r.max_score, r.submission))  # a submission with feedback
-    return (f"next: one student's feedback as text: autograder grade {shlex.quote(line(example.submission))} "
+    path = line(example.submission)
+    if os.path.isabs(path) and not (relative := os.path.relpath(path)).startswith(".."):
+        path = relative  # the default class, given as the kit's absolute path: as typed from here
+    return (f"next: one student's feedback as text: autograder grade {shlex.quote(path)} "
             f"--seed {seed}; a feedback page per submission: add --feedback-dir feedback\n")
 
 

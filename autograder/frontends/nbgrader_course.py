@@ -232,7 +232,8 @@ def course_command(args) -> int:
     except (CourseInitError, OSError) as error:
         print(f"autograder: error: {error}", file=sys.stderr)
         return 2
-    who = "the example class (12 students)" if args.example_class else "no student yet"
+    students = sum(1 for p in (target / "submitted").iterdir() if p.is_dir())
+    who = f"the example class ({students} students)" if args.example_class else "no student yet"
     print(f"wrote an nbgrader course in {target}: {', '.join(written)}; submitted/ holds {who}.\n"
           f"next (with the kit's venv active):\n"
           f"  cd {target}\n"

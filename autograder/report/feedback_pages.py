@@ -7,12 +7,14 @@ Layout, as nbgrader's ``feedback/<student>/<assignment>/``::
 
 One page per submission rather than one per student: grading assignment 2 a week
 after assignment 1 into the same DIR adds pages beside the old ones instead of
-overwriting a student's page with half of it. (index.html lists this run's pages.)
+overwriting a student's page with half of it. (index.html lists this run's pages, with the CSV gradebook's
+totals; every page links back to it.)
 
 The pages read offline: no script, no external CSS, fonts or images; the CSS is
 inline and a Content-Security-Policy forbids everything else, so a page shows the
-same thing on a laptop, an LMS or a USB stick. Everything that comes from a
-submission (names, paths, error messages, code) is HTML-escaped.
+same thing on a laptop, an LMS or a USB stick; on a phone, tables and code scroll
+in their own box (``html.scroll_box``) and the page never scrolls sideways. Everything
+that comes from a submission (names, paths, error messages, code) is HTML-escaped.
 
 Each exercise is rendered from its structure: the summary, each pitfall's explanation, where it is (with
 the student's own lines around it, as they were when graded) and its fix, then the failing cases. A
