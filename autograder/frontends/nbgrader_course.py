@@ -118,18 +118,17 @@ def _quiet_log(level: int = logging.WARNING) -> logging.Logger:
     return log
 
 
-def _known(database: Path) -> tuple[set[tuple[str, str]], set[str], set[str]]:
-    """(assignment, notebook) pairs, assignments and students the gradebook knows (empty sets: no database)."""
+def _known(database: Path) -> tuple[set[tuple[str, str]], set[str]]:
+    """(assignment, notebook) pairs and students the gradebook knows (empty sets: no gradebook yet)."""
     if not database.is_file():
-        return set(), set(), set()
+        return set(), set()
     with contextlib.closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=30)) as db:
         tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if not {"assignment", "notebook", "student"} <= tables:
-            return set(), set(), set()
+            return set(), set()
         notebooks = set(db.execute("SELECT a.name, n.name FROM notebook n JOIN assignment a ON n.assignment_id = a.id"))
-        assignments = {name for (name,) in db.execute("SELECT name FROM assignment")}
         students = {name for (name,) in db.execute("SELECT id FROM student")}
-    return notebooks, assignments, students
+    return notebooks, students
 
 
 def _sync_gradebook(coursedir, config) -> None:
@@ -146,7 +145,7 @@ def _sync_gradebook(coursedir, config) -> None:
     submitted = root / coursedir.submitted_directory
     students = {folder.name for folder in submitted.iterdir()
                 if folder.is_dir() and not folder.name.startswith(".")} if submitted.is_dir() else set()
-    notebooks, _, known_students = _known(database)
+    notebooks, known_students = _known(database)
     missing = [assignment for assignment, names in wanted.items()
                if any((assignment, name) not in notebooks for name in names)]
     for assignment in missing:
