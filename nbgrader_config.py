@@ -1,8 +1,10 @@
-"""The repository itself is an nbgrader course.
+"""The repository itself is an nbgrader course (and `autograder course init DIR` copies this file into a new one).
 
 Instructor notebooks live in ``solutions/<assignment>/`` (nbgrader's *source*
 format); ``nbgrader generate_assignment <assignment>`` writes the student
-version to ``assignments/<assignment>/``, which is committed.
+version to ``assignments/<assignment>/``, which is committed. Students' work is in
+``submitted/<student>/<assignment>/``: in the kit's checkout, the bundled example class
+(copied from ``examples/submitted/`` by the first nbgrader command; git ignores the copy).
 """
 import os
 from pathlib import Path
@@ -14,6 +16,11 @@ c.CourseDirectory.course_id = "tf-autodiff"
 c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "assignments"
 # generate_assignment also writes gradebook.db at the root; .gitignore keeps it out of the tree.
+# The exchange (release_assignment, fetch, submit, collect, list) is the course's own folder, which the course can
+# write. On a JupyterHub where students fetch and submit from their own accounts, point every account (this file
+# and the students' ~/.jupyter/nbgrader_config.py) at the shared exchange instead, e.g.
+#   c.Exchange.root = "/srv/nbgrader/exchange"   (made once by the admin: mkdir -p ...; chmod ugo+rw ...)
+c.Exchange.root = str(Path(__file__).resolve().parent / "exchange")
 
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 
@@ -52,3 +59,10 @@ if "AUTOGRADER_SEED" not in os.environ:
         with os.fdopen(os.open(seed_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as handle:
             handle.write(f"{secrets.randbits(63)}\n")
     os.environ["AUTOGRADER_SEED"] = seed_file.read_text().strip()
+
+# Last, with everything above set: the gradebook knows every assignment of solutions/ and every student of
+# submitted/ before the first command (formgrader's first Autograde click included), submitted/ holds the example
+# class in the kit's checkout, and the exchange folder exists (autograder/frontends/nbgrader_course.py).
+from autograder.frontends.nbgrader_course import prepare_course  # noqa: E402
+
+prepare_course(c)

@@ -9,30 +9,63 @@ from autograder.config import GiB, Limits
 from autograder.course import ASSIGNMENT_IDS
 from autograder.report import formats
 
-GRADE_EPILOG = """\
-formats: text (default) and json (the contract's JSON); gradescope (results.json, one submission, feedback
-in Markdown); junit (XML, a testsuite per submission); csv (the kit's gradebook, a row per student);
-classroom50 (Classroom 50: writes ./result.json and release-body.md, prints the feedback); canvas and moodle
-(the LMS's own gradebook export, --roster, with this run's points in one column).
+DESCRIPTION = """\
+Grade TensorFlow autodiff notebooks (the kit's three assignments: custom_gradients, higher_order, jacobians)
+against the course's reference solutions. Each submission runs apart from the grader, is compared with the
+reference on fixed edge cases and random cases, gets partial credit, and is told which classic mistake it
+made, where in its code, and how to fix it."""
 
+MAIN_EPILOG = """\
+start here:
+  autograder grade                                      grade the bundled example class: a class table
+  autograder grade submitted/ --feedback-dir feedback   grade a class, with an HTML feedback page per submission
+  autograder grade path/to/notebook.ipynb               one student's feedback as text
+  autograder course init my-course --example-class      an nbgrader course of your own (formgrader included)
+
+`autograder COMMAND --help` describes a command and its options."""
+
+FORMAT_HELP = {
+    "text": "per submission a mark per exercise, the points and the feedback, then a class table for several",
+    "json": "the contract's JSON: a list, one object per submission",
+    "gradescope": "Gradescope's results.json (one submission; feedback in Markdown)",
+    "junit": "JUnit XML, a testsuite per submission (CI dashboards)",
+    "csv": "the kit's gradebook, a row per student",
+    "classroom50": "Classroom 50: writes ./result.json and release-body.md, prints the feedback (one submission)",
+    "prairielearn": "PrairieLearn's external grader results.json (one submission; score 0..1, a test per exercise)",
+    "canvas": "Canvas's gradebook export (--roster) with this run's points in one column",
+    "moodle": "Moodle's gradebook export (--roster) with this run's points in one column",
+}
+
+
+def format_help(choices: tuple[str, ...], default: str, **instead: str) -> str:
+    """--format's help: every format and what it writes (``instead``: this command's own words for one)."""
+    listed = "; ".join(f"{name}: {instead.get(name, FORMAT_HELP[name])}" for name in choices)
+    return (f"what to write (default: {default}). {listed}").replace("%", "%%")
+
+
+GRADE_EPILOG = """\
 exit status: 0 grading completed (whatever the scores, unless --fail-under); 1 some submission scored
 below --fail-under (the report is still written); 2 the grader could not run (bad arguments, no such
 file, unknown assignment, reference solutions missing)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="autograder", description=__doc__)
-    parser.add_argument("--version", action="version", version=f"autograder {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(prog="autograder", description=DESCRIPTION, epilog=MAIN_EPILOG,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"autograder {__version__}",
+                        help="print the kit's version and exit")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     grade_cmd = commands.add_parser(
         "grade", help="grade submissions (notebooks, .py files, directories)",
-        description="Grade submissions against the reference solutions. With no PATH, grade the bundled "
+        description="Grade submissions against the reference solutions. With no PATH, grade the bundled\n"
                     "example class and print a class table.",
         epilog=GRADE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     grade_cmd.add_argument("paths", nargs="*", metavar="PATH", help=".ipynb, .py or a directory of them")
     grade_cmd.add_argument("--assignment", choices=ASSIGNMENT_IDS,
                            help="grade every submission as this assignment (default: from the notebook)")
-    grade_cmd.add_argument("--format", choices=("text", "json", *formats.FORMATS), default="text")
+    grade_formats = ("text", "json", *formats.FORMATS)
+    grade_cmd.add_argument("--format", choices=grade_formats, default="text", metavar="FORMAT",
+                           help=format_help(grade_formats, "text"))
     grade_cmd.add_argument("--output", metavar="FILE", help="write the report here instead of stdout")
     grade_cmd.add_argument("--seed", type=int, help="seed of the random cases (default: chosen per run)")
     grade_cmd.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
@@ -83,9 +116,11 @@ def build_parser() -> argparse.ArgumentParser:
     merge_cmd = commands.add_parser("merge", help="join the JSON results of shards into one",
                                     description="Join `autograder grade --format json` results (of shards run "
                                                 "anywhere) into one list, in path order.")
-    merge_cmd.add_argument("results", nargs="+", metavar="RESULTS.json")
-    merge_cmd.add_argument("--format", choices=("text", "json", "junit", "csv", *formats.ROSTER_FORMATS),
-                           default="json")
+    merge_cmd.add_argument("results", nargs="+", metavar="RESULTS.json",
+                           help="`autograder grade --format json` output files (shards, or one file per assignment)")
+    merge_formats = ("json", "text", "junit", "csv", *formats.ROSTER_FORMATS)
+    merge_cmd.add_argument("--format", choices=merge_formats, default="json", metavar="FORMAT",
+                           help=format_help(merge_formats, "json", text="the class table"))
     merge_cmd.add_argument("--output", metavar="FILE", help="write here instead of stdout")
     add_lms_arguments(merge_cmd)
     report_cmd = commands.add_parser(
@@ -93,10 +128,24 @@ def build_parser() -> argparse.ArgumentParser:
         description="Write DIR/index.html, a class report with plots (score distribution per assignment, how "
                     "often each pitfall occurred, pass rate per exercise) and the numbers behind them, from "
                     "`autograder grade --format json` results (several files are joined as `merge` does).")
-    report_cmd.add_argument("results", nargs="+", metavar="RESULTS.json")
+    report_cmd.add_argument("results", nargs="+", metavar="RESULTS.json",
+                            help="`autograder grade --format json` output files (joined as `merge` joins them)")
     report_cmd.add_argument("--out", metavar="DIR", required=True, help="the report's folder")
     report_cmd.add_argument("--feedback-dir", metavar="DIR",
                             help="also write the feedback pages of these results (as `grade --feedback-dir`)")
+    course_cmd = commands.add_parser(
+        "course", help="lay out an nbgrader course of your own (`course init DIR`)",
+        description="Lay out an nbgrader course that grades with the kit, as `nbgrader quickstart` does for "
+                    "nbgrader's demo.")
+    course_actions = course_cmd.add_subparsers(dest="action", required=True, metavar="ACTION")
+    init_cmd = course_actions.add_parser(
+        "init", help="write a new course folder",
+        description="Write DIR: the kit's solutions as nbgrader's source (solutions/), the released notebooks "
+                    "(assignments/), nbgrader_config.py, a course-local exchange (exchange/), the gradebook, and "
+                    "submitted/ (empty, or the example class). Run nbgrader's commands in DIR afterwards.")
+    init_cmd.add_argument("directory", metavar="DIR", help="the course's folder: new, or empty")
+    init_cmd.add_argument("--example-class", action="store_true",
+                          help="put the kit's example class (examples/submitted) in submitted/ to try the workflow")
     bundle_cmd = commands.add_parser(
         "gradescope-bundle", help="write the autograder zip to upload to Gradescope",
         description="Write the zip to upload as a Gradescope programming assignment's autograder: setup.sh, "
@@ -156,6 +205,9 @@ def main(argv: list[str] | None = None) -> int:
         return commands.merge_command(args)
     if args.command == "report":
         return commands.report_command(args)
+    if args.command == "course":
+        from autograder.frontends.nbgrader_course import course_command
+        return course_command(args)
     if args.command == "gradescope-bundle":
         from autograder.frontends.gradescope_bundle import bundle_command
         return bundle_command(args)

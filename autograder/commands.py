@@ -1,6 +1,8 @@
 """What the ``autograder`` commands do once their arguments are parsed (``cli`` parses and dispatches)."""
 from __future__ import annotations
 
+import os
+import shlex
 import sys
 import time
 from contextlib import contextmanager
@@ -69,8 +71,9 @@ def roster_problem(args) -> str | None:
 def arguments_problem(args, submissions: int) -> str | None:
     """What is wrong with the arguments of ``grade``, said before anything is graded."""
     if args.format in formats.ONE_SUBMISSION and submissions != 1:
-        where = ("Gradescope grades one student at a time; see `autograder gradescope-bundle`"
-                 if args.format == "gradescope" else "Classroom 50 grades one student's repository at a time")
+        where = {"gradescope": "Gradescope grades one student at a time; see `autograder gradescope-bundle`",
+                 "classroom50": "Classroom 50 grades one student's repository at a time",
+                 "prairielearn": "PrairieLearn grades one submission at a time; see examples/prairielearn/"}[args.format]
         return (f"--format {args.format} writes one submission's result ({where}); {submissions} submissions found: "
                 "grade one notebook")
     if problem := roster_problem(args):
@@ -97,13 +100,14 @@ def report_command(args) -> int:
 def write_html(results, feedback_dir: str | None, report_dir: str | None, seed: int | None,
                sources: list[str] | None = None) -> int:
     """The feedback pages and the class report, when asked for; 2 when a folder cannot be written."""
+    from autograder.report.feedback_pages import page_links, write_feedback_pages
     try:
         if feedback_dir:
-            from autograder.report.feedback_pages import write_feedback_pages
             write_feedback_pages(results, Path(feedback_dir), seed)
         if report_dir:
             from autograder.report.class_report import write_class_report
-            write_class_report(results, Path(report_dir), sources=sources, seed=seed)
+            pages = page_links(results, Path(feedback_dir), Path(report_dir)) if feedback_dir else None
+            write_class_report(results, Path(report_dir), sources=sources, seed=seed, pages=pages)
     except OSError as error:
         print(f"autograder: error: cannot write the HTML pages: {error}", file=sys.stderr)
         return 2
@@ -147,11 +151,13 @@ def grade_command(args) -> int:
             runner.close()
     results, seed = graded.results, graded.seed
     elapsed = time.monotonic() - started
+    in_runner = args.format == "classroom50" or variable("GITHUB_ACTIONS") == "true"
+    shown = platform_outputs.named_by_runner(results) if in_runner else results  # the log's and summary's names
     if args.format == "json":
         report = to_json(results)
     elif args.format == "classroom50":  # the file is result.json; the log (stdout) shows the feedback
-        platform_outputs.write_classroom50(results[0], args.output)
-        report = submission_text(results[0])
+        platform_outputs.write_classroom50(shown[0], args.output)
+        report = submission_text(shown[0])
     elif args.format in formats.ROSTER_FORMATS:
         try:
             report = roster_report(args, results)
@@ -161,12 +167,12 @@ def grade_command(args) -> int:
     elif args.format in formats.FORMATS:
         report = formats.render(args.format, results, seed)
     elif not args.paths or len(results) > 1:
-        details = "" if not args.paths else "\n".join(submission_text(r) for r in results) + "\n"
-        report = details + class_table(results, seed) + (
+        details = "" if not args.paths else "\n".join(submission_text(r) for r in shown) + "\n"
+        report = details + class_table(shown, seed) + (
             f"graded {len(results)} submission{'s' if len(results) != 1 else ''} in {elapsed:.1f} s "
-            f"(seed {seed}; rerun with --seed {seed} for the same cases)\n")
+            f"(seed {seed}; rerun with --seed {seed} for the same cases)\n") + where_next(results, args.feedback_dir, seed)
     elif variable("GITHUB_ACTIONS") == "true":  # a student's repository: its log is the student's
-        report = submission_text(results[0])
+        report = submission_text(shown[0])
     else:
         report = submission_text(results[0]) + f"(seed {seed})\n"
     if args.output and args.format != "classroom50":  # classroom50's --output is result.json, written above
@@ -175,10 +181,10 @@ def grade_command(args) -> int:
         sys.stdout.write(report)
     if settings.journal is not None:
         Journal(settings.journal).clear()  # complete: nothing left to resume
-    if write_html(results, args.feedback_dir, args.report_dir, seed) != 0:
+    if write_html(shown, args.feedback_dir, args.report_dir, seed) != 0:
         return 2
     if args.step_summary:
-        platform_outputs.append_step_summary(results, args.fail_under)
+        platform_outputs.append_step_summary(shown, args.fail_under)
     below = [r for r in results if args.fail_under is not None and r.score < args.fail_under]
     if below:
         print(f"autograder: {len(below)} submission{'s' if len(below) != 1 else ''} scored below --fail-under "
@@ -186,6 +192,19 @@ def grade_command(args) -> int:
               file=sys.stderr)
         return 1
     return 0
+
+
+def where_next(results, feedback_dir: str | None, seed: int) -> str:
+    """The line after the class table: where the details are (the feedback pages, or one student's text)."""
+    if feedback_dir:
+        return (f"next: open {Path(feedback_dir) / 'index.html'} (every score links to that submission's page; "
+                "hand each student their own folder)\n")
+    example = min(results, key=lambda r: (r.score >= r.max_score, r.submission))  # a submission with feedback
+    path = line(example.submission)
+    if os.path.isabs(path) and not (relative := os.path.relpath(path)).startswith(".."):
+        path = relative  # the default class, given as the kit's absolute path: as typed from here
+    return (f"next: one student's feedback as text: autograder grade {shlex.quote(path)} "
+            f"--seed {seed}; a feedback page per submission: add --feedback-dir feedback\n")
 
 
 def cluster_runner(args):

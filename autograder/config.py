@@ -51,14 +51,20 @@ VARIABLES = {v.name: v for v in (
              "points and the feedback"),
     *(Variable(name, "unset", f"set by Classroom 50's runner: {what}, for `--format classroom50`'s result.json")
       for name, what in (("CLASSROOM", "the classroom"), ("ASSIGNMENT", "the assignment's slug"),
-                         ("ASSIGNMENT_TYPE", "individual or group"), ("OWNER", "the repository's owner"),
-                         ("USERNAME", "the student (when OWNER is unset)"), ("SUBMISSION_TAG", "the submit/* tag"),
+                         ("ASSIGNMENT_TYPE", "individual or group"), ("SUBMISSION_TAG", "the submit/* tag"),
                          ("COMMIT_URL", "the graded commit"), ("RELEASE_URL", "the submission's Release"),
                          ("REVIEW_URL", "the diff from the starter code"))),
+    *(Variable(name, "unset", f"set by Classroom 50's runner: {what}, for `--format classroom50`'s result.json; "
+                              "the student's name in the run's log and job summary")
+      for name, what in (("OWNER", "the repository's owner"), ("USERNAME", "the student (when OWNER is unset)"))),
     *(Variable(name, "unset", f"set by GitHub: {what}, the commit URL when Classroom 50's COMMIT_URL is unset")
-      for name, what in (("GITHUB_SERVER_URL", "the server"), ("GITHUB_REPOSITORY", "owner/repository"),
-                         ("GITHUB_SHA", "the commit"), ("GITHUB_ACTOR", "who pushed (the owner when OWNER and "
-                                                                         "USERNAME are unset)"))),
+      for name, what in (("GITHUB_SERVER_URL", "the server"), ("GITHUB_SHA", "the commit"))),
+    Variable("GITHUB_REPOSITORY", "unset", "set by GitHub: owner/repository, the commit URL when Classroom 50's "
+             "COMMIT_URL is unset; its owner names the student in the run's log and job summary when OWNER, USERNAME "
+             "and GITHUB_ACTOR are unset"),
+    Variable("GITHUB_ACTOR", "unset", "set by GitHub: who pushed (the owner when OWNER and USERNAME are unset), the "
+             "commit URL when Classroom 50's COMMIT_URL is unset; the student's name in the run's log and job summary "
+             "when OWNER and USERNAME are unset"),
 )}
 
 # TensorFlow's C++ logs and banners stay out of graded output: every process that may import TensorFlow sets

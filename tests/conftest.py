@@ -21,8 +21,8 @@ def root() -> Path:
 # The longest modules first (measured: seconds of one worker, 2026-12-02), so that with `-n 2 --dist loadfile`
 # the two workers end together instead of one finishing a long module alone at the end (longest first is the
 # classic greedy schedule). Order within a module is kept; modules not named keep their order after these.
-LONGEST_FIRST = ("test_submissions.py", "test_nbgrader_course.py", "test_cluster.py", "test_hostile.py",
-                 "test_examples.py", "test_class_runs.py", "test_nbgrader_hostile.py", "test_unprivileged.py",
+LONGEST_FIRST = ("test_submissions.py", "test_nbgrader_course.py", "test_fresh_clone_course.py", "test_cluster.py",
+                 "test_hostile.py", "test_examples.py", "test_class_runs.py", "test_nbgrader_hostile.py", "test_unprivileged.py",
                  "test_grading_core.py", "test_notebooks.py", "test_result_store.py", "test_selfcheck.py")
 
 

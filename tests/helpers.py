@@ -147,6 +147,123 @@ def browser_dom(page: Path) -> str:
     return done.stdout
 
 
+class Browser:
+    """Headless Chromium driven over the DevTools protocol on a pipe (``--remote-debugging-pipe``: requests on fd 3,
+    replies and events on fd 4, each a JSON object ended by a NUL byte), so that a page is laid out in a viewport
+    of any size (a phone's 390 CSS pixels: a window cannot be narrower than 500), measured with a script of the
+    test's own (the page's Content-Security-Policy does not apply to it) and photographed."""
+
+    def __init__(self):
+        self._profile = tempfile.TemporaryDirectory(prefix="chromium-profile-")
+        to_chromium, self._requests = os.pipe()
+        self._replies, from_chromium = os.pipe()
+
+        def wire() -> None:  # in the child: the protocol's two descriptors where Chromium expects them
+            import fcntl
+
+            high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in (to_chromium, from_chromium)]  # 3 or 4 may be them
+            os.dup2(high[0], 3)  # inheritable, unlike every descriptor Python opened (PEP 446)
+            os.dup2(high[1], 4)
+
+        self._process = subprocess.Popen(
+            [chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={self._profile.name}", "--remote-debugging-pipe",
+             "--hide-scrollbars", "about:blank"],
+            close_fds=False, preexec_fn=wire, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+        os.close(to_chromium)
+        os.close(from_chromium)
+        self._buffer = b""
+        self._next_id = 0
+        target = self.call("Target.createTarget", url="about:blank")["targetId"]
+        self._session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        self.call("Page.enable", session=True)
+
+    def call(self, method: str, session: bool = False, timeout: float = 120, **params) -> dict:
+        self._next_id += 1
+        message = {"id": self._next_id, "method": method, "params": params}
+        if session:
+            message["sessionId"] = self._session
+        os.write(self._requests, json.dumps(message).encode() + b"\0")
+        reply = self._wait(lambda m: m.get("id") == self._next_id, timeout)
+        assert "error" not in reply, f"{method}: {reply['error']}"
+        return reply.get("result", {})
+
+    def _wait(self, wanted, timeout: float) -> dict:
+        deadline = time.monotonic() + timeout
+        while True:
+            while b"\0" in self._buffer:
+                raw, self._buffer = self._buffer.split(b"\0", 1)
+                message = json.loads(raw)
+                if wanted(message):
+                    return message
+            assert time.monotonic() < deadline, "Chromium did not answer in time"
+            chunk = os.read(self._replies, 1 << 20)
+            assert chunk, "Chromium closed its DevTools pipe"
+            self._buffer += chunk
+
+    def open(self, page: Path, width: int, height: int = 844, mobile: bool = True) -> None:
+        """Load ``page`` in a viewport of ``width`` x ``height`` CSS pixels (a phone's, with ``mobile``: the page's
+        viewport meta tag applies) and wait for its load event."""
+        self.call("Emulation.setDeviceMetricsOverride", session=True, width=width, height=height,
+                  deviceScaleFactor=1, mobile=mobile)
+        self.call("Page.navigate", session=True, url=page.resolve().as_uri())
+        self._wait(lambda m: m.get("method") == "Page.loadEventFired", 120)
+
+    def evaluate(self, expression: str):
+        result = self.call("Runtime.evaluate", session=True, expression=expression, returnByValue=True)
+        assert "exceptionDetails" not in result, result["exceptionDetails"]
+        return result["result"].get("value")
+
+    def screenshot(self, target: Path, full_page: bool = True) -> Path:
+        import base64
+
+        data = self.call("Page.captureScreenshot", session=True, format="png", captureBeyondViewport=full_page)
+        target.write_bytes(base64.b64decode(data["data"]))
+        return target
+
+    def close(self) -> None:
+        try:
+            os.write(self._requests, json.dumps({"id": 0, "method": "Browser.close"}).encode() + b"\0")
+            self._process.wait(timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            self._process.kill()
+            self._process.wait()
+        finally:
+            os.close(self._requests)
+            os.close(self._replies)
+            self._profile.cleanup()
+
+    def __enter__(self) -> "Browser":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+# How wide the document is, and which elements stick out of WIDTH pixels with no scrolling box of their own. (On a
+# phone, Chromium widens the viewport to fit a page wider than the screen and shows it zoomed out: innerWidth says so.)
+LAYOUT = """(() => {
+  const width = WIDTH, wide = [];
+  for (const element of document.body.querySelectorAll('*')) {
+    if (element.getBoundingClientRect().right <= width + 0.5) continue;
+    let clipped = false;
+    for (let up = element.parentElement; up && up !== document.body; up = up.parentElement) {
+      if (['auto', 'scroll', 'hidden'].includes(getComputedStyle(up).overflowX)) { clipped = true; break; }
+    }
+    if (!clipped) wide.push(element.tagName.toLowerCase() + (element.className ? '.' + element.className : '')
+                            + ' ' + Math.round(element.getBoundingClientRect().right));
+  }
+  return {innerWidth: window.innerWidth, clientWidth: document.documentElement.clientWidth,
+          scrollWidth: document.scrollingElement.scrollWidth, wide: wide.slice(0, 20)};
+})()"""
+
+
+def layout(browser: "Browser", page: Path, width: int) -> dict:
+    """``LAYOUT`` measured on ``page`` opened in a phone's viewport ``width`` pixels wide."""
+    browser.open(page, width)
+    return browser.evaluate(LAYOUT.replace("WIDTH", str(int(width))))
+
+
 # --------------------------------------------------------------------------- hostile submissions, graded for real
 
 HOSTILE = ROOT / "tests" / "submissions" / "hostile"

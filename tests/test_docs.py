@@ -25,7 +25,8 @@ def test_the_documentation_builds_with_no_warning(tmp_path):
 
 def test_every_relative_link_of_the_readme_exists():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    links = [target for target in re.findall(r"\]\(([^)\s]+)\)", readme) if "://" not in target]
+    links = [target for target in re.findall(r'\]\(([^)\s]+)\)|src="([^"]+)"', readme) for target in target
+             if target and "://" not in target]
     assert links, "the README links the documentation"
     for target in links:
         assert (ROOT / target.split("#")[0]).exists(), f"README links {target}, which does not exist"

@@ -197,6 +197,11 @@ def test_default_command_prints_the_class_table(raw):
         assert student in done.stdout, student
     assert f"graded {len(notebooks())} submissions" in done.stdout and len(raw) == len(notebooks()), (
         "the class table must count exactly the notebooks of examples/submitted:\n" + done.stdout[-600:])
+    # the last line says where to look next: a submission below full marks, as a command to paste here
+    hint = done.stdout.rstrip("\n").splitlines()[-1]
+    assert hint == ("next: one student's feedback as text: autograder grade "
+                    "examples/submitted/bram/custom_gradients/custom_gradients.ipynb --seed 1; "
+                    "a feedback page per submission: add --feedback-dir feedback"), hint
 
 
 @pytest.mark.parametrize("student,assignment,exercise_id", sorted(ONCE_DISPUTED))

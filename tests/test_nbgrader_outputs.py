@@ -3,6 +3,7 @@ nbformat, and the graded cells filled by the grader, read back by nbgrader's own
 from __future__ import annotations
 
 import base64
+import html
 import io
 import json
 
@@ -11,7 +12,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from nbgrader.utils import determine_grade
 
-from autograder.frontends.nbgrader_outputs import NotebookGrade, fill_notebook, graded_exercise, to_nbformat
+from autograder.frontends.nbgrader_outputs import WRAPPED, NotebookGrade, fill_notebook, graded_exercise, to_nbformat
 from autograder.load.cells import read_submission
 from autograder.model.outcomes import CellOutput, ErrorInfo, RunRecord
 from autograder.model.results import ExerciseResult, Status, SubmissionResult
@@ -134,8 +135,12 @@ def test_graded_cells_hold_the_graders_feedback_and_score_as_nbgraders_partial_c
     assert setup.outputs[0].text == "setup\n" and solution.outputs[0].text == "mine\n"
     assert demo.outputs == [] and demo.execution_count is None  # not run by the grader, as on the CLI
     assert [setup.execution_count, solution.execution_count, graded.execution_count] == [1, 2, 3]
-    assert graded.outputs[0].text == exercise_text(exercise_result(0.5)) + "\n"
-    assert "[missing-stop-gradient]" in graded.outputs[0].text
+    shown = graded.outputs[0]
+    assert shown.output_type == "display_data" and shown.data["text/plain"] == exercise_text(exercise_result(0.5)) + "\n"
+    assert "[missing-stop-gradient]" in shown.data["text/plain"]
+    # formgrader and nbgrader's feedback pages show the HTML: the same text, escaped, in a <pre> that wraps
+    assert shown.data["text/html"] == f'<pre style="{WRAPPED}">{html.escape(shown.data["text/plain"])}</pre>'
+    assert "pre-wrap" in WRAPPED
     assert graded.outputs[1].output_type == "execute_result" and graded.outputs[1].execution_count == 3
     assert determine_grade(graded) == (0.5, 2.0)
     nbformat.validate(notebook)

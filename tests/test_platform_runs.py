@@ -76,7 +76,12 @@ def test_classroom50_autograder_grades_the_notebook_and_writes_what_the_runner_r
     status, summary = outputs.read_text().splitlines()
     assert status == "status=failure" and summary.startswith(f"summary=autograder: {expected['score']:g}/10")
     assert "log1pexp" in done.stdout and "partial" in done.stdout  # the log shows the feedback
-    assert "## Autograder:" in (tmp_path / "step_summary.md").read_text()
+    # The log and the job summary name the student (the runner's OWNER), not the notebook's file name
+    assert re.search(rf"^octo-ada · custom_gradients · {expected['score']:g} / 10 ", done.stdout, re.M), done.stdout[:600]
+    assert "custom_gradients · custom_gradients" not in done.stdout
+    job_summary = (tmp_path / "step_summary.md").read_text()
+    assert "## Autograder:" in job_summary and "| octo-ada | **total** |" in job_summary
+    assert "Feedback: octo-ada (" in job_summary
     assert not re.search(r"seed\W*\d", done.stdout + body + json.dumps(data))  # the seed stays the instructor's
 
 
@@ -111,7 +116,8 @@ def test_workflow_is_a_plain_check_with_a_job_summary_and_sudo(workflow):
     assert uses[0].startswith("actions/checkout@") and any(u.startswith("actions/setup-python@") for u in uses)
     run = grading_step(workflow)["run"]
     assert "--step-summary" in run and '--fail-under "$FAIL_UNDER"' in run and "sudo -n" in run
-    assert 'GITHUB_STEP_SUMMARY="$GITHUB_STEP_SUMMARY"' in run  # sudo resets the environment
+    for name in ("GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS", "GITHUB_ACTOR", "GITHUB_REPOSITORY"):
+        assert f'{name}="${name}"' in run, name  # sudo resets the environment
     for step in workflow["jobs"]["grade"]["steps"]:
         if "run" in step:
             subprocess.run(["bash", "-n", "-c", step["run"]], check=True)
@@ -131,13 +137,16 @@ def test_grading_step_prints_feedback_writes_the_summary_and_fails_below_the_bar
     summary = tmp_path / "summary.md"
     env = quiet_env(**{key: str(value) for key, value in workflow["env"].items()})
     env.update(RUNNER_TEMP=str(runner_temp), GITHUB_STEP_SUMMARY=str(summary), AUTOGRADER_SEED="1",
-               GITHUB_ACTIONS="true", FAIL_UNDER=fail_under)
+               GITHUB_ACTIONS="true", FAIL_UNDER=fail_under, GITHUB_ACTOR="octo-bram",
+               GITHUB_REPOSITORY="autodiff-org/custom-gradients-octo-bram")
     env["PATH"] = f"{BIN}{os.pathsep}{env['PATH']}"  # where the install step's pip puts `autograder`
     done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", grading_step(workflow)["run"]],
                           cwd=repository, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == status, done.stderr[-3000:]
     assert "log1pexp" in done.stdout and "partial" in done.stdout
+    assert done.stdout.startswith("octo-bram · custom_gradients · "), done.stdout[:300]  # GitHub's actor, not the file
     text = summary.read_text()
+    assert "| octo-bram | **total** |" in text
     html = MarkdownIt("commonmark").enable("table").render(text)
     assert "<table>" in html and "<strong>total</strong>" in html and "unstable" in html
     assert ("below 10 points: the check fails" in text) == (status == 1)

@@ -133,6 +133,27 @@ def test_classroom50_release_body_and_step_outputs_are_safe():
 
 # --------------------------------------------------------------------------- GitHub job summary
 
+@pytest.mark.parametrize("runner, name", [
+    ({"OWNER": "octo-ada", "USERNAME": "ada-user", "GITHUB_ACTOR": "someone"}, "octo-ada"),
+    ({"USERNAME": "ada-user", "GITHUB_ACTOR": "someone"}, "ada-user"),
+    ({"GITHUB_ACTOR": "octo-bram", "GITHUB_REPOSITORY": "org/repo"}, "octo-bram"),
+    ({"GITHUB_REPOSITORY": "octo-chiara/custom-gradients"}, "octo-chiara"),
+    ({}, None),
+])
+def test_a_runner_names_the_student_whose_repository_it_grades(monkeypatch, runner, name):
+    from autograder.frontends.platform_outputs import named_by_runner
+
+    for variable in ("OWNER", "USERNAME", "GITHUB_ACTOR", "GITHUB_REPOSITORY"):
+        monkeypatch.delenv(variable, raising=False)
+    for variable, value in runner.items():
+        monkeypatch.setenv(variable, value)
+    loose = SubmissionResult("custom_gradients.ipynb", "custom_gradients", "custom_gradients", [])
+    laid_out = SubmissionResult("submitted/zoe/custom_gradients/custom_gradients.ipynb", "zoe", "custom_gradients", [])
+    shown = named_by_runner([loose, laid_out])
+    assert [r.student for r in shown] == [name or "custom_gradients", "zoe"]  # nbgrader's layout names stay
+    assert loose.student == "custom_gradients"  # the results themselves (the contract's JSON) are not changed
+
+
 def test_step_summary_has_the_points_table_and_the_feedback():
     summary = step_summary([hand_made_result()], fail_under=5)
     html = MARKDOWN.render(summary)

@@ -7,8 +7,10 @@ outputs. So the contained executor writes, with nbformat's own constructors:
 
 - in every cell the child ran, what it showed (streams, displays, the last expression's value) and, when it
   raised, an ``error`` output with its type, message and the student's own frames;
-- in every graded cell, the kit's feedback for its exercise (the CLI's words, on stdout) and its score as an
-  ``execute_result``: the same two outputs the kernel path's graded cell leaves, but written by the grader.
+- in every graded cell, the kit's feedback for its exercise (the CLI's words) and its score as an
+  ``execute_result``, written by the grader. The feedback is a display (``text/plain``, and ``text/html``: the
+  same text, escaped, in a ``<pre>`` that wraps long lines), not a stream: formgrader and nbgrader's feedback
+  pages show a stream in a ``<pre>`` that never wraps, and a failing case's line can be 200 characters long.
   A graded cell the grader cannot fill gets an ``error`` (0 points and the reason), never silent marks.
 
 Cells the grader does not run (read-only teaching cells, public checks) are left without outputs.
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import html
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,9 +77,18 @@ def unavailable(reason: str) -> NotebookNode:
     return new_output("error", ename="GradingUnavailable", evalue=reason, traceback=[f"GradingUnavailable: {reason}"])
 
 
+WRAPPED = "white-space: pre-wrap; overflow-wrap: anywhere; margin: 0"  # a <pre> whose long lines wrap
+
+
+def feedback_output(feedback: str) -> NotebookNode:
+    """The feedback as a display: plain text, and the same text escaped in a <pre> that wraps its long lines."""
+    return new_output("display_data", data={"text/plain": feedback,
+                                            "text/html": f'<pre style="{WRAPPED}">{html.escape(feedback)}</pre>'})
+
+
 def graded_outputs(exercise: ExerciseResult, count: int) -> list[NotebookNode]:
-    """The kit's feedback on stdout, then the score as nbgrader's partial credit (a numeric execute result)."""
-    return [new_output("stream", name="stdout", text=exercise_text(exercise) + "\n"),
+    """The kit's feedback, then the score as nbgrader's partial credit (a numeric execute result)."""
+    return [feedback_output(exercise_text(exercise) + "\n"),
             new_output("execute_result", data={"text/plain": repr(float(exercise.score))}, execution_count=count)]
 
 

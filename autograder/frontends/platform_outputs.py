@@ -6,9 +6,11 @@ from __future__ import annotations
 import datetime as dt
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from autograder.config import variable
+from autograder.load.discover import layout_student
 from autograder.model.results import SubmissionResult
 from autograder.report import classroom50, lms
 from autograder.report.safe_text import line
@@ -21,6 +23,27 @@ RELEASE_BODY_FILE = "release-body.md"
 
 def say(message: str) -> None:
     print(f"autograder: {message}", file=sys.stderr)
+
+
+def runner_student() -> str | None:
+    """Whose repository a Classroom 50 or GitHub Actions run grades: Classroom 50's OWNER or USERNAME, else who
+    pushed (GITHUB_ACTOR), else the repository's owner (GITHUB_REPOSITORY's first part); None outside a runner."""
+    for name in ("OWNER", "USERNAME", "GITHUB_ACTOR"):
+        if value := (variable(name) or "").strip():
+            return value
+    owner = (variable("GITHUB_REPOSITORY") or "").strip().split("/", 1)[0]
+    return owner or None
+
+
+def named_by_runner(results: list[SubmissionResult]) -> list[SubmissionResult]:
+    """The results as the run's log and summary show them: a submission outside nbgrader's layout is named after
+    its file (``custom_gradients.ipynb`` -> "custom_gradients"), which in a student's repository names the
+    assignment, not the student: there the runner says who the student is. Names from the layout are kept."""
+    student = runner_student()
+    if student is None:
+        return results
+    return [result if layout_student(Path(result.submission)) is not None else replace(result, student=student)
+            for result in results]
 
 
 def commit_time(folder: Path) -> dt.datetime | None:

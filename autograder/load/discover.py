@@ -48,11 +48,16 @@ def find_submissions(paths: list[str]) -> tuple[list[Found], list[str]]:
 
 def student_name(path: Path) -> str:
     """nbgrader's submitted/<student>/<assignment>/ layout, else the file name without suffix."""
+    return layout_student(path) or shown(path.stem)
+
+
+def layout_student(path: Path) -> str | None:
+    """The student's folder in nbgrader's submitted/<student>/<assignment>/ layout; None outside that layout."""
     parts = path.parts
     for i, part in enumerate(parts[:-1]):
         if part in ("submitted", "autograded") and i + 2 < len(parts):
             return shown(parts[i + 1])
-    return shown(path.stem)
+    return None
 
 
 def detect_assignment(path: Path, source: SubmissionSource) -> str | None:

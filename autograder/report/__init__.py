@@ -2,7 +2,8 @@
 
 - ``contract``: the contract's JSON; ``feedback_text``: an exercise's feedback as the contract's text.
 - ``text``: per-submission detail and the class table, for terminals and logs.
-- ``formats``: Gradescope's results.json, JUnit XML, a CSV gradebook, GitHub Classroom's runner result.
+- ``formats``: the writers by ``--format`` name: Gradescope's and PrairieLearn's results.json, JUnit XML, a CSV
+  gradebook, Classroom 50's result, Canvas and Moodle gradebooks.
 - ``feedback_pages``: one HTML page per submission; ``class_report``: the class's page with plots.
 - ``numbers``: the one way points are written for people.
 

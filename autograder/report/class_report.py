@@ -27,7 +27,7 @@ from pathlib import Path
 from autograder.course import ASSIGNMENT_IDS
 from autograder.model.pitfalls import CATALOGUE
 from autograder.model.results import STATUSES, SubmissionResult
-from autograder.report.html import esc, inline, page
+from autograder.report.html import esc, inline, page, scroll_box
 from autograder.report.numbers import number
 from autograder.report.safe_text import encodable, plot_label
 from autograder.store.atomic import write_atomically
@@ -282,12 +282,14 @@ def _table(caption: str, head: list[str], rows: list[list[str]], numeric: set[in
     body = "".join("<tr>" + "".join(
         (f'<th scope="row">{cell}</th>' if i == 0 else f'<td{" class=num" if i in numeric else ""}>{cell}</td>')
         for i, cell in enumerate(row)) + "</tr>" for row in rows)
-    return f'<table{css}><caption>{esc(caption)}</caption><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>'
+    return scroll_box(f'<table{css}><caption>{esc(caption)}</caption><thead><tr>{th}</tr></thead>'
+                      f'<tbody>{body}</tbody></table>')
 
 
 def write_class_report(results: list[SubmissionResult], folder: Path, sources: list[str] | None = None,
-                       seed: int | None = None) -> Path:
-    """Write DIR/index.html and its PNG plots; returns the index's path."""
+                       seed: int | None = None, pages: list[str] | None = None) -> Path:
+    """Write DIR/index.html and its PNG plots; returns the index's path. ``pages``: each result's feedback page,
+    as a link from DIR (when the feedback pages are written too), for the table of submissions."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     stats = class_statistics(results)
@@ -345,18 +347,26 @@ def write_class_report(results: list[SubmissionResult], folder: Path, sources: l
     status_rows = [[f"<code>{esc(r.exercise)}</code>", f"<code>{esc(r.assignment)}</code>", str(r.n),
                     *(str(r.statuses[s]) for s in STATUSES), f"{100 * r.pass_rate:.0f}%",
                     f"{number(round(r.mean_score, 4))} / {number(r.max_score)}"] for r in stats.exercises]
-    body.append('<div class="wide">'
-                + _table("Status per exercise", ["exercise", "assignment", "submissions", *STATUSES, "pass rate",
-                                                 "mean score"], status_rows,
-                         numeric=set(range(2, 4 + len(STATUSES))), css=' class="pass-rate"') + "</div>")
+    body.append(_table("Status per exercise", ["exercise", "assignment", "submissions", *STATUSES, "pass rate",
+                                               "mean score"], status_rows,
+                       numeric=set(range(2, 4 + len(STATUSES))), css=' class="pass-rate"'))
 
     body.append('<h2 id="submissions">Submissions</h2>')
-    rows = [[esc(r.student), f"<code>{esc(r.assignment)}</code>", f"{number(r.score)} / {number(r.max_score)}",
+    links = pages if pages is not None and len(pages) == len(results) else [None] * len(results)
+    rows = [[esc(r.student), f"<code>{esc(r.assignment)}</code>", _score_cell(r, link),
              ", ".join(f"<code>{esc(p)}</code>" for p in sorted({p for e in r.exercises for p in e.pitfalls}))]
-            for r in sorted(results, key=lambda r: (r.student, _assignment_key(r.assignment), r.submission))]
-    body.append(_table("Every submission", ["student", "assignment", "score", "pitfalls named"], rows, numeric={2}))
+            for r, link in sorted(zip(results, links),
+                                  key=lambda pair: (pair[0].student, _assignment_key(pair[0].assignment),
+                                                    pair[0].submission))]
+    caption = "Every submission" + (" (each score links to its feedback page)" if pages else "")
+    body.append(_table(caption, ["student", "assignment", "score", "pitfalls named"], rows, numeric={2}))
     write_atomically(folder / "index.html", page("Class report", "\n".join(body)))
     return folder / "index.html"
+
+
+def _score_cell(result: SubmissionResult, link: str | None) -> str:
+    score = f"{number(result.score)} / {number(result.max_score)}"
+    return f'<a href="{esc(link)}">{score}</a>' if link else score
 
 
 def _file_part(text: str) -> str:

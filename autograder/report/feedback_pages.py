@@ -7,12 +7,14 @@ Layout, as nbgrader's ``feedback/<student>/<assignment>/``::
 
 One page per submission rather than one per student: grading assignment 2 a week
 after assignment 1 into the same DIR adds pages beside the old ones instead of
-overwriting a student's page with half of it. (index.html lists this run's pages.)
+overwriting a student's page with half of it. (index.html lists this run's pages, with the CSV gradebook's
+totals; every page links back to it.)
 
 The pages read offline: no script, no external CSS, fonts or images; the CSS is
 inline and a Content-Security-Policy forbids everything else, so a page shows the
-same thing on a laptop, an LMS or a USB stick. Everything that comes from a
-submission (names, paths, error messages, code) is HTML-escaped.
+same thing on a laptop, an LMS or a USB stick; on a phone, tables and code scroll
+in their own box (``html.scroll_box``) and the page never scrolls sideways. Everything
+that comes from a submission (names, paths, error messages, code) is HTML-escaped.
 
 Each exercise is rendered from its structure: the summary, each pitfall's explanation, where it is (with
 the student's own lines around it, as they were when graded) and its fix, then the failing cases. A
@@ -21,6 +23,7 @@ shown as that text, with the catalogue's words for each pitfall it names.
 """
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from urllib.parse import quote
@@ -29,12 +32,14 @@ from autograder.course import ASSIGNMENT_IDS
 from autograder.model.pitfalls import CATALOGUE
 from autograder.model.results import Advice, Explanation, ExerciseResult, SubmissionResult, Where
 from autograder.report.feedback_text import ADVICE_HEAD, advice_lines, case_title, sentence
-from autograder.report.html import esc, inline, page
+from autograder.report.gradebook import gradebook
+from autograder.report.html import esc, inline, page, scroll_box
 from autograder.report.numbers import number
 from autograder.report.text import MARKS
 from autograder.store.atomic import write_atomically
 
-__all__ = ["write_feedback_pages", "feedback_page", "page_paths", "slug"]
+__all__ = ["write_feedback_pages", "feedback_page", "page_paths", "page_links", "slug"]
+INDEX = "index.html"
 
 
 # --------------------------------------------------------------------------- one page
@@ -121,7 +126,8 @@ def feedback_page(result: SubmissionResult, seed: int | None = None) -> str:
     shows the seed (``seed`` is accepted and left out: the hidden cases derive from it); the instructor's
     index page does."""
     title = f"{result.assignment} — feedback for {result.student}"
-    body = [f"<h1>{esc(result.assignment)}: {number(result.score)} / {number(result.max_score)}</h1>",
+    body = [f'<nav class="back"><a href="../{INDEX}">← All feedback pages</a></nav>',
+            f"<h1>{esc(result.assignment)}: {number(result.score)} / {number(result.max_score)}</h1>",
             f'<p class="meta">Feedback for <strong>{esc(result.student)}</strong> on '
             f"<code>{esc(result.submission)}</code>.</p>"]
     body += [f'<p class="note">{inline(note)}</p>' for note in result.notes]
@@ -131,9 +137,9 @@ def feedback_page(result: SubmissionResult, seed: int | None = None) -> str:
             f'<td class="num">{number(e.score)} / {number(e.max_score)}</td><td>{_status(e.status)}</td>'
             f"<td>{', '.join(f'<code>{esc(p)}</code>' for p in e.pitfalls)}</td></tr>"
             for e in result.exercises)
-        body.append('<table><caption>Exercises</caption><thead><tr><th scope="col">exercise</th>'
-                    '<th scope="col" class="num">score</th><th scope="col">status</th>'
-                    f'<th scope="col">pitfalls</th></tr></thead><tbody>{rows}</tbody></table>')
+        body.append(scroll_box('<table><caption>Exercises</caption><thead><tr><th scope="col">exercise</th>'
+                               '<th scope="col" class="num">score</th><th scope="col">status</th>'
+                               f'<th scope="col">pitfalls</th></tr></thead><tbody>{rows}</tbody></table>'))
         body.append("<p>Each exercise below says how many of its cases passed, which mistake the grader "
                     "recognised (with where it is in your code and how to fix it) and what went wrong on "
                     "the first failing cases.</p>")
@@ -182,32 +188,35 @@ def page_paths(results: list[SubmissionResult]) -> list[str]:
     return paths
 
 
+def page_links(results: list[SubmissionResult], feedback_dir: Path, from_dir: Path) -> list[str]:
+    """Each result's page as a relative link from another folder (the class report's), in result order."""
+    return [quote(Path(os.path.relpath(Path(feedback_dir) / path, Path(from_dir))).as_posix())
+            for path in page_paths(results)]
+
+
 def index_page(results: list[SubmissionResult], paths: list[str], seed: int | None = None) -> str:
-    assignments = sorted({r.assignment for r in results}, key=_assignment_order)
-    cells: dict[tuple[str, str], list[str]] = {}
-    totals: dict[str, list[float]] = {}
-    for result, path in zip(results, paths):
-        link = (f'<a href="{esc(quote(path))}">{number(result.score)} / {number(result.max_score)}</a>')
-        cells.setdefault((result.student, result.assignment), []).append(link)
-        total = totals.setdefault(result.student, [0.0, 0.0])
-        total[0] += result.score
-        total[1] += result.max_score
-    head = "".join(f'<th scope="col" class="num">{esc(a)}</th>' for a in assignments)
+    """Every student's scores, each linking its page; the totals are the CSV gradebook's (``report.gradebook``):
+    every row is out of the points of every assignment in the run, a skipped one counting 0."""
+    book = gradebook(results)
+    link = {id(result): path for result, path in zip(results, paths)}
+    head = "".join(f'<th scope="col" class="num">{esc(a)}</th>' for a in book.assignments)
     rows = []
-    for student in sorted(totals):
-        row = "".join(f'<td class="num">{"<br>".join(cells.get((student, a), ["—"]))}</td>' for a in assignments)
-        total, maximum = totals[student]
-        rows.append(f'<tr><th scope="row">{esc(student)}</th>{row}'
-                    f'<td class="num">{number(round(total, 4))} / {number(maximum)}</td></tr>')
+    for row in book.rows:
+        cells = "".join(
+            f'<td class="num"><a href="{esc(quote(link[id(row.results[a])]))}">{number(row.results[a].score)} / '
+            f"{number(row.results[a].max_score)}</a></td>" if a in row.results else '<td class="num">—</td>'
+            for a in book.assignments)
+        rows.append(f'<tr><th scope="row">{esc(row.label)}</th>{cells}'
+                    f'<td class="num">{number(row.total)} / {number(book.max_score)}</td></tr>')
     body = (f"<h1>Feedback pages</h1>"
             f'<p class="meta">{len(results)} submission{"s" if len(results) != 1 else ""}'
             + (f", seed {int(seed)}" if seed is not None else "") + ". "
             "This index is for the instructor: it lists every student's score. Each student's pages are in "
             "their own folder (<code>&lt;student&gt;/&lt;assignment&gt;.html</code>); hand each student only "
-            "their folder.</p>"
-            f'<table><caption>Scores (each links to the feedback page)</caption><thead><tr>'
-            f'<th scope="col">student</th>{head}<th scope="col" class="num">total</th></tr></thead>'
-            f"<tbody>{''.join(rows)}</tbody></table>")
+            "their folder. A missing assignment (—) counts 0 in the total, as in the CSV gradebook.</p>"
+            + scroll_box(f'<table><caption>Scores (each links to the feedback page)</caption><thead><tr>'
+                         f'<th scope="col">student</th>{head}<th scope="col" class="num">total</th></tr></thead>'
+                         f"<tbody>{''.join(rows)}</tbody></table>"))
     return page("Feedback pages", body)
 
 
@@ -220,6 +229,6 @@ def write_feedback_pages(results: list[SubmissionResult], folder: Path, seed: in
         target = folder / relative
         write_atomically(target, feedback_page(result, seed))
         written.append(target)
-    write_atomically(folder / "index.html", index_page(results, paths, seed))
-    written.append(folder / "index.html")
+    write_atomically(folder / INDEX, index_page(results, paths, seed))
+    written.append(folder / INDEX)
     return written

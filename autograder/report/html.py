@@ -13,7 +13,7 @@ CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'"
 STYLE = """
 :root { color-scheme: light; --ink: #1b1b1b; --muted: #555; --line: #d0d0d0; --soft: #f5f5f2; }
 body { font: 16px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; color: var(--ink);
-       max-width: 62rem; margin: 1.5rem auto; padding: 0 1rem; }
+       max-width: 62rem; margin: 1.5rem auto; padding: 0 1rem; overflow-wrap: break-word; }
 h1 { font-size: 1.6rem; margin-bottom: .2rem; } h2 { font-size: 1.3rem; margin-top: 2rem; }
 h3 { font-size: 1.1rem; } .meta { color: var(--muted); margin-top: 0; }
 code, pre { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: .88rem; }
@@ -23,7 +23,8 @@ pre { background: var(--soft); border: 1px solid var(--line); padding: .6rem .8r
 pre code { background: none; padding: 0; }
 table { border-collapse: collapse; margin: .8rem 0; }
 th, td { border: 1px solid var(--line); padding: .3rem .6rem; text-align: left; vertical-align: top; }
-th { background: var(--soft); } td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+th { background: var(--soft); }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 caption { text-align: left; font-weight: 600; padding-bottom: .3rem; }
 .status { font-weight: 600; white-space: nowrap; }
 .passed { color: #1a6e2e; } .partial { color: #8a5a00; } .failed, .error, .timeout { color: #a3161a; }
@@ -41,8 +42,16 @@ section.exercise { border-top: 2px solid var(--line); margin-top: 1.6rem; }
 figure { margin: 1rem 0; } figcaption { color: var(--muted); }
 img { max-width: 100%; height: auto; }
 .plot { display: flex; flex-wrap: wrap; gap: 0 1.5rem; align-items: flex-start; }
-.plot figure { flex: 0 1 640px; } .wide { overflow-x: auto; }
+.plot figure { flex: 0 1 640px; } .plot > * { min-width: 0; max-width: 100%; }
+.scroll { overflow-x: auto; max-width: 100%; }  /* a table scrolls in its own box: the page never scrolls sideways */
+.scroll table { margin: .4rem 0; }
+nav.back { font-size: .95rem; margin-bottom: .4rem; }
 """
+
+
+def scroll_box(content: str) -> str:
+    """A table (or anything wide) in a box of its own that scrolls sideways on a narrow screen."""
+    return f'<div class="scroll">{content}</div>'
 
 
 def esc(value: object) -> str:
