@@ -149,12 +149,12 @@ def kit_run(seconds_file: str, argv: list[str]) -> int:
     noted: list[tuple[str, float]] = []
     grade = commands.grade
 
-    def noting(found, settings, on_result=None):
+    def noting(found, settings, on_result=None, **more):  # `grade`'s other arguments (its runner) pass through
         def both(result):
             noted.append((result.assignment, result.seconds))
             if on_result:
                 on_result(result)
-        return grade(found, settings, on_result=both)
+        return grade(found, settings, on_result=both, **more)
 
     commands.grade = noting
     status = cli.main(argv)
@@ -162,7 +162,7 @@ def kit_run(seconds_file: str, argv: list[str]) -> int:
     return status
 
 
-def floor_run(output: str) -> int:
+def floor_run(output: str, count: int | None = None) -> int:
     """The least any isolated grader could pay: every example notebook's own code on its exercises' cases
     (seed 1, the kit's runs' seed), one after another in ONE warm process that imported TensorFlow once,
     with no fork, no containment, no reading, no diagnosis and no reference. Written as JSON: the import's
@@ -197,7 +197,7 @@ def floor_run(output: str) -> int:
 
     signal.signal(signal.SIGALRM, on_alarm)
     seconds = {}
-    for notebook in examples():
+    for notebook in examples()[:count]:  # the first ``count``: those a class of fewer copies holds
         assignment = assignment_by_id(notebook.parent.name)
         namespace = {"__name__": "__main__", "__builtins__": builtins, "display": print}
         began = time.perf_counter()
@@ -224,9 +224,11 @@ def floor_run(output: str) -> int:
     return 0
 
 
-def floor(scratch: Path) -> dict:
+def floor(scratch: Path, size: int) -> dict:
+    """The floor's measure of every example notebook a class of ``size`` copies holds."""
     out = scratch / "floor.json"
-    timed([sys.executable, str(Path(__file__).resolve()), "--floor-run", str(out)], ROOT, environment())
+    timed([sys.executable, str(Path(__file__).resolve()), "--floor-run", str(out), "--floor-notebooks",
+           str(min(size, len(examples())))], ROOT, environment())
     return json.loads(out.read_text())
 
 
@@ -287,16 +289,17 @@ def main() -> None:
                         help="also time the kit's class run followed by nbgrader autograde reusing its grades")
     parser.add_argument("--kit-run", metavar="SECONDS_FILE", help=argparse.SUPPRESS)
     parser.add_argument("--floor-run", metavar="OUTPUT", help=argparse.SUPPRESS)
+    parser.add_argument("--floor-notebooks", type=int, help=argparse.SUPPRESS)
     args, rest = parser.parse_known_args()
     if args.floor_run:
-        raise SystemExit(floor_run(args.floor_run))
+        raise SystemExit(floor_run(args.floor_run, args.floor_notebooks))
     if args.kit_run:
         raise SystemExit(kit_run(args.kit_run, rest[1:] if rest[:1] == ["--"] else rest))
     rows = [("tool", "N", "reference cache", "wall s", "s / submission (median)", "peak MiB", "nbgrader / kit")]
     details = []
     with tempfile.TemporaryDirectory(prefix="bench-") as scratch:
         scratch = Path(scratch)
-        measured_floor = None if args.skip_floor else floor(scratch)
+        measured_floor = None if args.skip_floor else floor(scratch, max(args.sizes))
         for size in args.sizes:
             folder = scratch / f"kit{size}"
             build_class(folder, size)
