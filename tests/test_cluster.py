@@ -33,12 +33,13 @@ from autograder.model.outcomes import ErrorInfo, RunRecord, RunStatus, TaskOutco
 from autograder.pipeline import child_run, student_tasks
 from autograder.run import wire
 from autograder.run.handing import CaseBook
-from helpers import BIN, ROOT, quiet_env
+from helpers import BIN, ROOT, by_file, copy_submissions, exercise, quiet_env, secret_forms
 
 GOLDEN = {r["submission"]: r for r in json.loads((ROOT / "tests/fixtures/example_class_seed1.json").read_text())}
 # A small class for the fault tests: two assignments that take a second or two each, so that "halfway" exists.
 SMALL = sorted(p for p in GOLDEN if "/higher_order/" in p or "/jacobians/" in p)[:8]
 CRASH_MARKER = "CRASH-THE-WORKER"
+SECRET = 6_602_315_977_145_380_899  # the course's secret of the round-three test (63 bits)
 
 
 # --------------------------------------------------------------------------- a real cluster
@@ -235,6 +236,34 @@ def test_a_worker_killed_halfway_costs_no_grade(tmp_path):
             assert client.wait(600) == 0, (tmp_path / "client.log").read_text()[-3000:]
         assert nodes[0].wait(10) == -signal.SIGKILL
         assert_golden(json.loads(output.read_text()), SMALL)
+
+
+@pytest.mark.slow
+def test_over_the_cluster_no_output_holds_the_secret_and_honest_work_gets_its_solo_json(shared_cluster, tmp_path):
+    """Round three (issue 22) over Dask: a worker gets each exercise's key, never the seed, and hands its child
+    one case at a time; the memory oracle finds neither the seed nor a case before its turn, the channel attack
+    carries no hidden input out, and honest work graded beside them gets the JSON it gets alone, locally."""
+    address, cache = shared_cluster
+    folder = tmp_path / "submissions"
+    copy_submissions(["honest_a.py", "leak_all_hidden_channels.py", "leak_td_loss_memory_oracle.py"], folder,
+                     "cluster", seed=SECRET)
+    options = ["--assignment", "custom_gradients", "--seed", str(SECRET), "--case-time-limit", "5", "--format", "json"]
+    done = subprocess.run([sys.executable, "-m", "autograder", "grade", str(folder), *options, "--scheduler", address],
+                          cwd=ROOT, env=cluster_env(cache), capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = by_file(json.loads(done.stdout))
+    leaks = [label for label, form in secret_forms("custom_gradients", SECRET).items()
+             if form in done.stdout or form in done.stderr]
+    assert not leaks, leaks
+    oracle = exercise(results["leak_td_loss_memory_oracle.py"], "td_loss")
+    assert oracle["feedback"].count("raised LookupError") == 2, oracle["feedback"]
+    alone = subprocess.run([sys.executable, "-m", "autograder", "grade", str(folder / "honest_a.py"), *options],
+                           cwd=ROOT, env=cluster_env(cache), capture_output=True, text=True, timeout=600)
+    assert alone.returncode == 0, alone.stderr[-3000:]
+    (solo,) = json.loads(alone.stdout)
+    assert results["honest_a.py"]["score"] == 10.0
+    assert {k: v for k, v in results["honest_a.py"].items() if k != "submission"} == \
+        {k: v for k, v in solo.items() if k != "submission"}
 
 
 # --------------------------------------------------------------------------- fast: encoding, the mapping
