@@ -2,9 +2,9 @@
 for everywhere student code can look, however the grader's modules are named: every object the collector
 tracks and everything it holds, every thread's frames (sys._current_frames, f_back chains) and their locals,
 every module's globals, and every resident writable page of the process (libc's memmem over /proc/self/maps'
-regions, in place: the bytes /proc/self/mem would give). What it looks for: the seed in decimal and in hex, as
-8 little-endian bytes and as a Python int's digits; the inputs of every random hidden case handed after the
-one it is called on, as bytes.
+regions, in place: the bytes /proc/self/mem would give). What it looks for: on its first hidden case, the
+inputs of every random hidden case handed after it, as bytes; on its second, the seed, in decimal and in hex,
+as 8 little-endian bytes and as a Python int's digits.
 
 td_loss is right on its public case (so that both hidden cases' messages are shown). On a hidden case it
 returns the right answer only if it found one of them (a pass means the defence failed); else it raises
@@ -24,7 +24,8 @@ import tensorflow as tf
 
 PATTERNS = "__ROUND_THREE_PATTERNS__"  # [[tag, [byte ^ MASK, ...]], ...] in the order cases are handed
 MASK = 0x5A
-BUDGET = 4.2  # seconds: the test's case limit is 5
+BUDGET = 4.5  # seconds: the test's case limit is 5
+CALLS: list[str] = []  # the hidden cases searched on so far
 
 
 @tf.custom_gradient
@@ -129,7 +130,11 @@ def _search(current: str, deadline: float) -> str:
     themselves: every thread's frames and their locals, every module's globals, every tracked object."""
     order = [tag for tag, _ in _patterns if tag.startswith("case:")]
     later = order[order.index(current) + 1:] if current in order else []
-    wanted = [(tag, buffer) for tag, buffer in _patterns if not tag.startswith("case:") or tag in later]
+    # The cases not handed yet on its first hidden case, the seed's forms on its second: each call's search fits
+    # its time limit on a busy machine.
+    seed = len(CALLS) % 2 == 1
+    CALLS.append(current)
+    wanted = [(tag, buffer) for tag, buffer in _patterns if (tag.startswith("seed-") if seed else tag in later)]
     control = next(buffer for tag, buffer in _patterns if tag == current)
     regions = _resident_regions()
     if not any(_find(start, size, control) for start, size in regions):
