@@ -31,6 +31,7 @@ from pathlib import Path
 import pytest
 
 from autograder.course import assignment_by_id
+from autograder.judge.hidden import LIBRARY_ERRORS, PYTHON_ERRORS
 from autograder.load.reading import shown
 from autograder.model.results import STATUSES, from_contract
 from helpers import (HOSTILE, ROOT, SECRET_VARIABLE, GraderRun, by_file, copy_submissions, entries_verify, exercise,
@@ -471,15 +472,17 @@ def test_the_html_pages_survive_what_students_control(hostile, tmp_path):
 # --------------------------------------------------------------------------- round three: the course's secret
 
 CHANNELS, ORACLE = "leak_all_hidden_channels.py", "leak_td_loss_memory_oracle.py"
+KNOWN_ERRORS = PYTHON_ERRORS | LIBRARY_ERRORS  # the types a hidden case may name: Python's and TensorFlow's
 # A hidden case's message, in the grader's words only (autograder/judge/hidden.py): the kind of failure, the
 # expected shape or dtype, an error's type if Python's or TensorFlow's, a line that exists, a limit.
 GRADERS_WORDS = re.compile(
-    r"raised (?:[A-Z]\w*|an exception of a type of its own)(?: \((?:cell \d+, )?line \d+\))?|raises NotImplementedError"
+    rf"raised (?:{'|'.join(sorted(KNOWN_ERRORS))}|an exception of a type of its own)(?: \((?:cell \d+, )?line \d+\))?"
+    r"|raises NotImplementedError"
     r"|.+ (?:has the wrong shape \(expected \([\d, ]*\)\)|has the wrong dtype \(expected \w+\)"
     r"|is None \(the gradient does not reach it\)|should be None or zero, and is not|is not close to the reference"
     r"|differs from the reference|is missing)"
-    r"|returned what the exercise does not allow \(its type, structure or shape\): the public cases' messages say "
-    r"what came back there"
+    r"|returned what the exercise does not allow \(its type, structure or shape\); the case's public twin shows the "
+    r"message when it fails the same way"
     r"|the process running it stopped \(it crashed, exited or broke the grader's protocol\)"
     r"|not run: an earlier case of this exercise stopped its process|timeout after [\d.]+ s in \w+"
     r"|memory limit of [\d.]+ GiB exceeded.*|the submission's time limit of [\d.]+ s was reached")
@@ -562,3 +565,22 @@ def test_the_child_holds_no_secret_and_no_case_before_its_turn(hostile):
     assert all(m.startswith("raised LookupError") for m in messages), (
         "TimeoutError: the machine was too loaded for the oracle to finish looking in 4 s; AssertionError: it "
         f"could not find the case it holds\n{item['feedback']}")
+
+
+def test_a_moodle_gradebook_of_the_hostile_run_holds_no_formula_and_leaves_the_formula_row_out(hostile, tmp_path):
+    """Round three (issue 22), item 4: the roster's identifier columns are students' own (an editable e-mail
+    address): a row whose identifier a spreadsheet would run is left out with a note, every other cell is
+    neutralised, and honest students get their points."""
+    roster = tmp_path / "moodle.csv"
+    roster.write_text("First name,Last name,Username,Email address,Quiz\n"
+                      "Honest,A,honest_a,a@example.edu,\n"
+                      '=HYPERLINK("http://x"),Eve,leak_all_hidden_channels,"=HYPERLINK(""http://x"")@example.com",\n',
+                      encoding="utf-8")
+    output = tmp_path / "moodle-import.csv"
+    done = run_autograder("merge", str(hostile.output), "--format", "moodle", "--roster", str(roster), "--output",
+                          str(output), timeout=120)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-3000:]
+    rows = list(csv.reader(io.StringIO(output.read_text(encoding="utf-8"))))
+    assert [row[2:] for row in rows[1:]] == [["honest_a", "a@example.edu", "10"]], rows
+    assert not [cell for row in rows for cell in row if cell.startswith(("=", "+", "-", "@", "\t", "\r"))], rows
+    assert "left out of the file" in done.stderr and "Email address" in done.stderr

@@ -34,8 +34,8 @@ WRONG = {
     "values": "is not close to the reference",
     "missing": "is missing",
 }
-CONTRACT = ("returned what the exercise does not allow (its type, structure or shape): the public cases' "
-            "messages say what came back there")
+CONTRACT = ("returned what the exercise does not allow (its type, structure or shape); the case's public twin "
+            "shows the message when it fails the same way")
 STOPPED = "the process running it stopped (it crashed, exited or broke the grader's protocol)"
 NOT_RUN = "not run: an earlier case of this exercise stopped its process"
 _CELL_FILE = re.compile(r"<cell (\d+)>")
