@@ -9,20 +9,37 @@ run with a message (``pipeline``, ``store.reference_cache``, the cluster's worke
 """
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import sys
+import tempfile
+from functools import cache
 from pathlib import Path
 
-from autograder.config import SetupError
+from autograder.config import KIT_ROOT, SetupError, fork_server_environment
 from autograder.run import isolation, landlock, mounts
+
+
+@cache
+def servers_path() -> tuple[str, ...]:
+    """The fork server's ``sys.path`` (which its children keep in sight), as its interpreter and environment
+    make it: asked of a plain interpreter started as the server is (its own folder left out, as the server
+    leaves it out), not read from this process, whose path its script or its caller may have changed."""
+    with tempfile.TemporaryDirectory(prefix="autograder-path-") as home:
+        try:
+            done = subprocess.run([sys.executable, "-c", "import json, sys; print(json.dumps(sys.path[1:]))"],
+                                  env=fork_server_environment(home, str(KIT_ROOT)), cwd=home, capture_output=True,
+                                  text=True, stdin=subprocess.DEVNULL, timeout=120)
+            return tuple(json.loads(done.stdout))
+        except (OSError, ValueError, subprocess.SubprocessError):
+            return tuple(sys.path[1:])  # this process's, its own first entry aside: an approximation
 
 
 def in_sight(path: Path | str) -> str | None:
     """The folder of a child's allowlisted view that holds ``path`` (resolved), or None when no child sees it."""
     target = os.path.realpath(path)
-    # The fork server's path is this process's without its first entry (the script's folder, or the working
-    # directory: the server drops its own) and with the kit's root first, which ``needed_paths`` leaves out.
-    kept = isolation.needed_paths(sys.path[1:])
+    kept = isolation.needed_paths(list(servers_path()))
     roots = {*(f"/{name}" for name in mounts.SYSTEM_FOLDERS), *landlock.SYSTEM_READ, *kept}
     for root in sorted(roots):
         if target == root or target.startswith(root.rstrip(os.sep) + os.sep):

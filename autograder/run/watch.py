@@ -26,9 +26,10 @@ class Watched:
 
     def _resident(self) -> int:
         """The child's memory, plus every process it started and what its scratch tmpfs holds (which no
-        process's memory counts); the family is looked at at most 4 times a second (``processes.memory_bytes``:
-        the pages the children share with the fork server count once, not once per fork)."""
-        own = memory_bytes(self.child.pid)
+        process's memory counts; ``processes.memory_bytes``: the pages the children share with the fork server
+        count once, not once per fork). Looked at at most 4 times a second: reading a TensorFlow process's
+        memory map costs the kernel milliseconds, and the parent's loop turns once per case (an allocation
+        beyond the limit fails at once anyway: the child's address-space limit)."""
         now = time.monotonic()
         if now - self._family_checked > 0.25:
             self._family_checked = now
@@ -39,8 +40,8 @@ class Watched:
             # The child reports its containment before any student code runs: whether it has a scratch tmpfs.
             scratch = scratch_bytes(self.child.pid, self.job.containment.scratch) if any(
                 m.startswith("one scratch tmpfs") for m in self.measures) else 0
-            self._family_bytes = sum(memory_bytes(pid) for pid in family) + scratch
-        return own + self._family_bytes
+            self._family_bytes = memory_bytes(self.child.pid) + sum(memory_bytes(pid) for pid in family) + scratch
+        return self._family_bytes
 
     def _kill(self) -> None:
         if self.child is None:
