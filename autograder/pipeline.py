@@ -11,7 +11,8 @@
 """
 from __future__ import annotations
 
-import random
+import math
+import secrets
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -23,15 +24,17 @@ from autograder.config import REFERENCE_LIMITS, Limits, SetupError, Settings, fi
 from autograder.course import ASSIGNMENT_IDS, assignment_by_id
 from autograder.judge.static import analyze
 from autograder.judge.evaluate import ExerciseEvidence, evaluate_exercise, unreadable_result
+from autograder.judge.plan import CasePlan
 from autograder.load.cells import SubmissionSource, read_submission
 from autograder.load.discover import Found, detect_assignment, student_name
 from autograder.load.program import cells_for_child, program_digest
 from autograder.load.reading import read_bytes
-from autograder.model.course import ADVISORY, Assignment, Case
+from autograder.model.course import ADVISORY, Assignment, Case, case_key
 from autograder.model.outcomes import RunRecord, RunStatus, TaskOutcome
 from autograder.model.results import ExerciseResult, SubmissionResult
 from autograder.run.forkserver import ForkServerError
-from autograder.run.hidden import hidden_paths
+from autograder.run.handing import CaseBook
+from autograder.run.hidden import require_out_of_sight
 from autograder.run.isolation import Containment
 from autograder.run.scheduler import LocalRunner, run_all
 from autograder.run.supervisor import SubmissionRun
@@ -78,6 +81,11 @@ class Reference:
     tasks: list[Task]
     record: RunRecord | None = None  # None until it has run (or came from the cache)
     key: str | None = None  # its cache key, when there is a cache
+    keys: dict[str, bytes] | None = None  # each exercise's case key (``case_key``): what a cluster's worker gets
+
+    @cached_property
+    def book(self) -> CaseBook:  # the cases as children get them, one at a time (one book per assignment)
+        return CaseBook(self.cases, self.keys)
 
     def outcome(self, exercise: str, case_index: int, implementation: str = STUDENT) -> TaskOutcome | None:
         number = self._numbers.get((exercise, case_index, implementation))
@@ -89,8 +97,7 @@ class Reference:
         return {(t.exercise, t.case_index, t.implementation): n for n, t in enumerate(self.tasks)}
 
     def expected_seconds(self) -> float:
-        """About how long a submission of this assignment takes: the reference's own time on the students'
-        tasks when it is known (kept from an earlier run), else 50 ms a task."""
+        """About how long a submission takes: the reference's own time on the students' tasks, else 50 ms a task."""
         outcomes = [self.outcome(t.exercise, t.case_index) for t in self.tasks if t.implementation == STUDENT]
         if outcomes and all(outcome is not None for outcome in outcomes):
             return sum(outcome.seconds for outcome in outcomes)
@@ -111,8 +118,7 @@ class Reference:
 
 
 def student_tasks(assignment: Assignment, cases: dict[str, list]) -> list[Task]:
-    return [Task(exercise.id, index, STUDENT) for exercise in assignment.exercises
-            for index in range(len(cases[exercise.id]))]
+    return [Task(e.id, index, STUDENT) for e in assignment.exercises for index in range(len(cases[e.id]))]
 
 
 def reference_tasks(assignment: Assignment, cases: dict[str, list]) -> list[Task]:
@@ -125,22 +131,18 @@ def reference_tasks(assignment: Assignment, cases: dict[str, list]) -> list[Task
     return tasks
 
 
-def child_run(key, source: SubmissionSource, assignment: Assignment, cases, tasks, limits: Limits,
-              reference: bool = False, hidden: tuple[str, ...] = (), seed: int | None = None,
-              private_files: bool = False) -> SubmissionRun:
-    """A run of ``tasks`` in contained children; with ``seed``, the children draw ``cases`` themselves."""
-    containment = Containment(memory_bytes=limits.memory_bytes, hidden=hidden, private_files=private_files,
+def child_run(key, source: SubmissionSource, assignment: Assignment, book: CaseBook, tasks: list[Task],
+              limits: Limits, reference: bool = False, private_files: bool = False, wanted=None) -> SubmissionRun:
+    """A run of ``tasks`` in contained children, each case handed over when its task starts (``reference``: the
+    solution's, a trusted child that may run mistake models; ``wanted``: which can still matter, ``judge.plan``)."""
+    containment = Containment(memory_bytes=limits.memory_bytes, private_files=private_files,
                               cpu_seconds=int(limits.submission_seconds * 2) + 30)
     job = ChildJob(assignment=assignment.id, cells=cells_for_child(source, only_reference_cells=reference),
-                   tasks=tasks, cases=None if seed is not None else cases, containment=containment, seed=seed)
-    time_limits = [_case_limit(cases[task.exercise][task.case_index].time_limit, limits, reference) for task in tasks]
-    return SubmissionRun(key, job, limits, time_limits)
-
-
-def _case_limit(own: float, limits: Limits, reference: bool) -> float:
-    if reference:
-        return own * 3  # the reference must never be the one that times out
-    return min(own, limits.case_seconds) if limits.case_seconds else own
+                   trusted=reference, containment=containment)
+    # The reference must never be the one that times out; a student's case has the tighter of the two limits.
+    time_limits = [book.case(task).time_limit * 3 if reference
+                   else min(book.case(task).time_limit, limits.case_seconds or math.inf) for task in tasks]
+    return SubmissionRun(key, job, tasks, book, limits, time_limits, wanted)
 
 
 def reference_outcomes(assignment_id: str, seed: int, solutions: Path | None = None) -> Reference:
@@ -181,12 +183,12 @@ class GradingRun:
         self.kept_now: set[str] = set()
 
     def _choose_seed(self) -> int:
-        """The seed asked for, else an interrupted run's (so that resuming grades on the same cases), else new."""
+        """The seed asked for, else an interrupted run's (resuming grades on the same cases), else 63 new bits."""
         seed = self.settings.seed
         if seed is None and self.journal is not None:
             seed = self.journal.seed()
         if seed is None:
-            seed = random.SystemRandom().randrange(2**31)
+            seed = secrets.randbits(63)
         if self.journal is not None:
             self.journal.start(seed)
         return seed
@@ -242,8 +244,9 @@ class GradingRun:
         """Each needed assignment's cases and tasks, and its outcomes from the cache when it has them."""
         for assignment_id in sorted({s.assignment for s in self.todo if s.assignment}):
             assignment = assignment_by_id(assignment_id)
-            cases = {e.id: e.cases(self.seed) for e in assignment.exercises}
-            reference = Reference(assignment, cases, reference_tasks(assignment, cases))
+            keys = {e.id: case_key(self.seed, e.id) for e in assignment.exercises}
+            cases = {e.id: e.cases_from_key(keys[e.id]) for e in assignment.exercises}
+            reference = Reference(assignment, cases, reference_tasks(assignment, cases), keys=keys)
             if self.cache is not None:
                 reference.key = reference_key(self._solution(assignment_id).read_bytes(), assignment_id, self.seed)
                 kept = self.cache.load(reference.key, reference.tasks)
@@ -260,15 +263,14 @@ class GradingRun:
         source = read_submission(notebook)
         if source.problem:
             raise SetupError(f"the reference solution {notebook} cannot be read: {source.problem}")
-        return child_run(("reference", reference.assignment.id), source, reference.assignment, reference.cases,
-                         reference.tasks, REFERENCE_LIMITS, reference=True, seed=self.seed)
+        return child_run(("reference", reference.assignment.id), source, reference.assignment, reference.book,
+                         reference.tasks, REFERENCE_LIMITS, reference=True)
 
     # ---------------------------------------------------------------- 3. run
     def schedule(self) -> list[SubmissionRun]:
         """The student runs, longest first; what needs no run is delivered now (unreadable, kept, copies)."""
-        hidden = hidden_paths([s.found.path for s in self.submissions],
-                              find_solutions(self.settings.solutions) if self.references else None,
-                              extra=(self.cache.folder,) if self.cache is not None else ())
+        if self.references:  # no child may read the solutions: they must lie outside every child's view
+            require_out_of_sight(find_solutions(self.settings.solutions), "the reference solutions folder")
         first_of: dict[tuple[str, str], int] = {}
         runs = []
         for submission in self.todo:
@@ -286,12 +288,11 @@ class GradingRun:
                     continue
                 self.copies[submission.number] = []
             reference = self.references[submission.assignment]
+            tasks = student_tasks(reference.assignment, reference.cases)
             runs.append(child_run(("student", submission.number), submission.source, reference.assignment,
-                                  reference.cases, student_tasks(reference.assignment, reference.cases),
-                                  self.settings.limits, hidden=hidden, seed=self.seed,
-                                  private_files=self.cache is not None))
-        # Longest first: the last ones to finish are then short, and no worker waits long for another at the
-        # end. The order changes when results come, never what they are.
+                                  reference.book, tasks, self.settings.limits, private_files=self.cache is not None,
+                                  wanted=CasePlan(reference, tasks).wanted))
+        # Longest first: the last ones to finish are short, no worker waits long at the end; results stay the same.
         cost = {a: reference.expected_seconds() for a, reference in self.references.items()}
         return sorted(runs, key=lambda run: -cost[run.job.assignment])
 

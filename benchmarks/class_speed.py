@@ -26,8 +26,12 @@ copies: the import plus the sum of the copies' times divided by the cores. ``--s
 
 Printed per run: wall time, the median time per submission (the kit: each submission's time in its
 worker, from the grader's results; nbgrader: the time between consecutive notebooks in its log; the
-floor: each notebook's time in the warm process), the largest resident memory of any one process
-(sampled from /proc), and nbgrader's wall time over the kit's (and over the floor's).
+floor: each notebook's time in the warm process), the CPU seconds of every process of the run (the kit:
+the grader, its fork server and every child, from the kernel's accounting of reaped children; the floor:
+its import plus each copy's notebook, measured in its process), the largest resident memory of any one
+process (sampled from /proc), and nbgrader's wall time over the kit's (and over the floor's). On a machine
+that other work loads, wall times stretch by however busy it was at that moment; CPU seconds much less:
+compare the kit with the floor in CPU seconds there.
 A measurement, not a test.
 """
 from __future__ import annotations
@@ -36,6 +40,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -89,6 +94,12 @@ def environment(**extra: str) -> dict[str, str]:
 def timed(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, str]:
     """Wall seconds, the largest resident MiB of any one process the command started (sampled 5 times a
     second), and its stderr."""
+    return cpu_timed(command, cwd, env)[:3]
+
+
+def cpu_timed(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, str, float]:
+    """``timed``, and the CPU seconds of the command and every process it reaped (which reaped theirs)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     with tempfile.TemporaryFile("w+") as errors:
         process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=errors, text=True)
@@ -101,7 +112,9 @@ def timed(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, fl
         stderr = errors.read()
     if process.returncode != 0:
         raise SystemExit(f"{command[:4]} failed:\n{stderr[-3000:]}")
-    return wall, peak / 2**20, stderr
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, peak / 2**20, stderr, cpu
 
 
 def descendants(root: int) -> list[tuple[int, int]]:
@@ -126,12 +139,13 @@ def kit(folder: Path, jobs: int, cache: Path) -> dict:
     """`autograder grade` on the class, through this script's --kit-run (the CLI itself, plus a record of
     each submission's time)."""
     seconds = folder / "seconds.json"
-    wall, peak, _ = timed([sys.executable, str(Path(__file__).resolve()), "--kit-run", str(seconds), "--",
-                           "grade", str(folder), "--jobs", str(jobs), "--seed", "1", "--format", "json",
-                           "--output", str(folder / "results.json")], ROOT, environment(AUTOGRADER_CACHE=str(cache)))
+    wall, peak, _, cpu = cpu_timed([sys.executable, str(Path(__file__).resolve()), "--kit-run", str(seconds), "--",
+                                    "grade", str(folder), "--jobs", str(jobs), "--seed", "1", "--format", "json",
+                                    "--output", str(folder / "results.json")], ROOT,
+                                   environment(AUTOGRADER_CACHE=str(cache)))
     per = json.loads(seconds.read_text())
     return {"wall": wall, "peak": peak, "median": statistics.median(v for _, v in per), "count": len(per),
-            "assignments": medians_by_assignment(per)}
+            "assignments": medians_by_assignment(per), "cpu": cpu}
 
 
 def medians_by_assignment(per: list[tuple[str, float]]) -> dict[str, float]:
@@ -149,12 +163,12 @@ def kit_run(seconds_file: str, argv: list[str]) -> int:
     noted: list[tuple[str, float]] = []
     grade = commands.grade
 
-    def noting(found, settings, on_result=None):
+    def noting(found, settings, on_result=None, **more):  # `grade`'s other arguments (its runner) pass through
         def both(result):
             noted.append((result.assignment, result.seconds))
             if on_result:
                 on_result(result)
-        return grade(found, settings, on_result=both)
+        return grade(found, settings, on_result=both, **more)
 
     commands.grade = noting
     status = cli.main(argv)
@@ -162,7 +176,7 @@ def kit_run(seconds_file: str, argv: list[str]) -> int:
     return status
 
 
-def floor_run(output: str) -> int:
+def floor_run(output: str, count: int | None = None) -> int:
     """The least any isolated grader could pay: every example notebook's own code on its exercises' cases
     (seed 1, the kit's runs' seed), one after another in ONE warm process that imported TensorFlow once,
     with no fork, no containment, no reading, no diagnosis and no reference. Written as JSON: the import's
@@ -172,7 +186,7 @@ def floor_run(output: str) -> int:
     import io
     import signal
 
-    started = time.perf_counter()
+    started, started_cpu = time.perf_counter(), time.process_time()
     import autograder.run.child  # noqa: F401  (what the fork server imports: TensorFlow, Keras, the exercises)
     import tensorflow as tf
 
@@ -182,7 +196,7 @@ def floor_run(output: str) -> int:
     from autograder.run.isolation import Containment, _limits
     from autograder.run.probe import encoded_outputs
 
-    imported = time.perf_counter() - started
+    imported, imported_cpu = time.perf_counter() - started, time.process_time() - started_cpu
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 2)  # the examples' pfor failures log pages of graph through TensorFlow's own handler
     # As in each child: one thread each, and the memory ceiling that stops a materialised 100,000 x 100,000
@@ -196,11 +210,11 @@ def floor_run(output: str) -> int:
         raise TimeoutError
 
     signal.signal(signal.SIGALRM, on_alarm)
-    seconds = {}
-    for notebook in examples():
+    seconds, cpu = {}, {}
+    for notebook in examples()[:count]:  # the first ``count``: those a class of fewer copies holds
         assignment = assignment_by_id(notebook.parent.name)
         namespace = {"__name__": "__main__", "__builtins__": builtins, "display": print}
-        began = time.perf_counter()
+        began, began_cpu = time.perf_counter(), time.process_time()
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             for _, code, filename in cells_for_child(read_submission(notebook)):
                 try:
@@ -220,13 +234,17 @@ def floor_run(output: str) -> int:
                     finally:
                         signal.alarm(0)
         seconds[str(notebook.relative_to(ROOT))] = time.perf_counter() - began
-    Path(output).write_text(json.dumps({"import": imported, "notebooks": seconds}))
+        cpu[str(notebook.relative_to(ROOT))] = time.process_time() - began_cpu
+    Path(output).write_text(json.dumps({"import": imported, "notebooks": seconds, "import_cpu": imported_cpu,
+                                        "cpu": cpu}))
     return 0
 
 
-def floor(scratch: Path) -> dict:
+def floor(scratch: Path, size: int) -> dict:
+    """The floor's measure of every example notebook a class of ``size`` copies holds."""
     out = scratch / "floor.json"
-    timed([sys.executable, str(Path(__file__).resolve()), "--floor-run", str(out)], ROOT, environment())
+    timed([sys.executable, str(Path(__file__).resolve()), "--floor-run", str(out), "--floor-notebooks",
+           str(min(size, len(examples())))], ROOT, environment())
     return json.loads(out.read_text())
 
 
@@ -236,8 +254,9 @@ def floor_row(measured: dict, size: int, jobs: int) -> dict:
     sources = examples()
     copies = [sources[n % len(sources)] for n in range(size)]
     per = [(source.parent.name, measured["notebooks"][str(source.relative_to(ROOT))]) for source in copies]
+    cpu = measured["import_cpu"] + sum(measured["cpu"][str(source.relative_to(ROOT))] for source in copies)
     return {"wall": measured["import"] + sum(v for _, v in per) / jobs, "median": statistics.median(v for _, v in per),
-            "assignments": medians_by_assignment(per)}
+            "assignments": medians_by_assignment(per), "cpu": cpu}
 
 
 COURSE_SEED = "2026"  # nbgrader_config.py's AUTOGRADER_SEED
@@ -253,18 +272,20 @@ def nbgrader(folder: Path, cache: Path, graded_first: bool = False) -> dict:
     env = environment(AUTOGRADER_CACHE=str(cache))
     for assignment in sorted(p.name for p in (folder / "solutions").iterdir()):
         timed([sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force"], folder, env)
-    walls, peaks, per = [], [], []
+    walls, peaks, per, cpus = [], [], [], []
     if graded_first:
-        wall, peak, _ = timed([sys.executable, "-m", "autograder", "grade", "submitted", "--jobs", "2",
-                               "--seed", COURSE_SEED, "--solutions", "solutions", "--format", "json",
-                               "--output", "class.json"], folder, env)
+        wall, peak, _, cpu = cpu_timed([sys.executable, "-m", "autograder", "grade", "submitted", "--jobs", "2",
+                                        "--seed", COURSE_SEED, "--solutions", "solutions", "--format", "json",
+                                        "--output", "class.json"], folder, env)
         walls.append(wall)
+        cpus.append(cpu)
         peaks.append(peak)
     for assignment in sorted({p.parent.name for p in (folder / "submitted").glob("*/*/*.ipynb")}):
-        wall, peak, log = timed([sys.executable, "-m", "nbgrader", "autograde", assignment, "--force",
-                                 "--Application.log_format=[%(created)f] %(message)s",
-                                 "--Application.log_level=INFO"], folder, env)
+        wall, peak, log, cpu = cpu_timed([sys.executable, "-m", "nbgrader", "autograde", assignment, "--force",
+                                          "--Application.log_format=[%(created)f] %(message)s",
+                                          "--Application.log_level=INFO"], folder, env)
         walls.append(wall)
+        cpus.append(cpu)
         peaks.append(peak)
         # A notebook's time: from the first log line that names its student (sanitizing the submission) to
         # the last (writing the autograded notebook, after the course's executor, contained by default, ran it).
@@ -273,7 +294,7 @@ def nbgrader(folder: Path, cache: Path, graded_first: bool = False) -> dict:
             spans.setdefault(match["student"], []).append(float(match["time"]))
         per += [max(times) - min(times) for times in spans.values()]
     return {"wall": sum(walls), "peak": max(peaks), "median": statistics.median(per) if per else float("nan"),
-            "count": len(per), "assignments": {}}
+            "cpu": sum(cpus), "count": len(per), "assignments": {}}
 
 
 def main() -> None:
@@ -287,16 +308,18 @@ def main() -> None:
                         help="also time the kit's class run followed by nbgrader autograde reusing its grades")
     parser.add_argument("--kit-run", metavar="SECONDS_FILE", help=argparse.SUPPRESS)
     parser.add_argument("--floor-run", metavar="OUTPUT", help=argparse.SUPPRESS)
+    parser.add_argument("--floor-notebooks", type=int, help=argparse.SUPPRESS)
     args, rest = parser.parse_known_args()
     if args.floor_run:
-        raise SystemExit(floor_run(args.floor_run))
+        raise SystemExit(floor_run(args.floor_run, args.floor_notebooks))
     if args.kit_run:
         raise SystemExit(kit_run(args.kit_run, rest[1:] if rest[:1] == ["--"] else rest))
-    rows = [("tool", "N", "reference cache", "wall s", "s / submission (median)", "peak MiB", "nbgrader / kit")]
+    rows = [("tool", "N", "reference cache", "wall s", "s / submission (median)", "CPU s", "peak MiB",
+             "nbgrader / kit")]
     details = []
     with tempfile.TemporaryDirectory(prefix="bench-") as scratch:
         scratch = Path(scratch)
-        measured_floor = None if args.skip_floor else floor(scratch)
+        measured_floor = None if args.skip_floor else floor(scratch, max(args.sizes))
         for size in args.sizes:
             folder = scratch / f"kit{size}"
             build_class(folder, size)
@@ -320,23 +343,23 @@ def main() -> None:
             for label, run in runs:
                 ratio = f"{nb['wall'] / run['wall']:.1f}x" if nb and not label.startswith("kept,") else ""
                 rows.append((f"autograder --jobs {args.jobs}", str(size), label, f"{run['wall']:.1f}",
-                             f"{run['median']:.2f}", f"{run['peak']:.0f}", ratio))
+                             f"{run['median']:.2f}", f"{run['cpu']:.1f}", f"{run['peak']:.0f}", ratio))
                 details.append(f"  N = {size}, cache {label}: median s per submission by assignment: "
                                + ", ".join(f"{a} {s:.2f}" for a, s in run["assignments"].items()))
             if measured_floor:
                 low = floor_row(measured_floor, size, args.jobs)
                 ratio = f"{nb['wall'] / low['wall']:.1f}x" if nb else ""
                 rows.append((f"floor on {args.jobs} cores (no isolation)", str(size), "not needed",
-                             f"{low['wall']:.1f}", f"{low['median']:.2f}", "", ratio))
+                             f"{low['wall']:.1f}", f"{low['median']:.2f}", f"{low['cpu']:.1f}", "", ratio))
                 details.append(f"  N = {size}, floor: median s per submission by assignment: "
                                + ", ".join(f"{a} {s:.2f}" for a, s in low["assignments"].items()))
             if nb:
                 rows.append(("nbgrader autograde", str(size), "", f"{nb['wall']:.1f}", f"{nb['median']:.2f}",
-                             f"{nb['peak']:.0f}", ""))
+                             f"{nb['cpu']:.1f}", f"{nb['peak']:.0f}", ""))
             if nb_reuse:
                 rows.append(("autograder grade, then nbgrader autograde (graded cells reuse)", str(size), "empty",
-                             f"{nb_reuse['wall']:.1f}", f"{nb_reuse['median']:.2f}", f"{nb_reuse['peak']:.0f}",
-                             f"{nb['wall'] / nb_reuse['wall']:.1f}x"))
+                             f"{nb_reuse['wall']:.1f}", f"{nb_reuse['median']:.2f}", f"{nb_reuse['cpu']:.1f}",
+                             f"{nb_reuse['peak']:.0f}", f"{nb['wall'] / nb_reuse['wall']:.1f}x"))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)))

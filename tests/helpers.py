@@ -387,12 +387,97 @@ def _remove_ipc(rows: list[str]) -> None:
         libc.shmctl(int(row.split()[1]), 0, None)  # IPC_RMID
 
 
-def copy_submissions(names: list[str], folder: Path, token: str) -> None:
-    """Copy hostile files into ``folder`` with the run's token written in (their attacks are inert without it)."""
+def copy_submissions(names: list[str], folder: Path, token: str, seed: int | None = None) -> None:
+    """Copy hostile files into ``folder`` with the run's token written in (their attacks are inert without it),
+    and, given the run's ``seed``, what round three's memory oracle looks for (``oracle_patterns``)."""
     folder.mkdir(parents=True, exist_ok=True)
     for name in names:
         data = (HOSTILE / name).read_bytes().replace(TOKEN_PLACEHOLDER.encode(), token.encode())
+        if seed is not None and ORACLE_PLACEHOLDER.encode() in data:
+            data = data.replace(f'"{ORACLE_PLACEHOLDER}"'.encode(), oracle_patterns("custom_gradients", seed).encode())
         (folder / name).write_bytes(data)
+
+
+# --------------------------------------------------------------------------- round three: the course's secret
+
+ORACLE_PLACEHOLDER = "__ROUND_THREE_PATTERNS__"
+ORACLE_MASK = 0x5A
+
+
+def int_digits(value: int) -> bytes:
+    """A Python int's digits as CPython holds them in memory: 30 bits in each little-endian uint32."""
+    digits = []
+    while value:
+        digits.append(value & (2**30 - 1))
+        value >>= 30
+    return b"".join(d.to_bytes(4, "little") for d in digits)
+
+
+def random_hidden_arrays(assignment_id: str, seed: int) -> list[tuple[str, str, "object"]]:
+    """(exercise, case id, array) of every array a hidden case draws from the seed (it differs under another
+    seed: the contract's fixed edge values are not secret), in the order a student's child is handed them."""
+    import numpy as np
+
+    from autograder.course import assignment_by_id
+    from autograder.run.handing import CaseBook, run_order
+    from autograder.run.tasks import STUDENT, Task
+
+    def arrays(value) -> list:
+        if isinstance(value, np.ndarray):
+            return [value]
+        if isinstance(value, dict):
+            return [a for key in sorted(value) for a in arrays(value[key])]
+        if isinstance(value, (list, tuple)):
+            return [a for item in value for a in arrays(item)]
+        return []
+
+    assignment = assignment_by_id(assignment_id)
+    cases = {e.id: e.cases(seed) for e in assignment.exercises}
+    others = {e.id: e.cases(seed + 1) for e in assignment.exercises}
+    tasks = [Task(e.id, i, STUDENT) for e in assignment.exercises for i in range(len(cases[e.id]))]
+    found = []
+    for number in run_order(tasks, CaseBook(cases)):
+        task = tasks[number]
+        case, other = cases[task.exercise][task.case_index], others[task.exercise][task.case_index]
+        if case.public:
+            continue
+        for mine, theirs in zip(arrays(dict(case.args)), arrays(dict(other.args))):
+            if mine.size >= 2 and (mine.shape != theirs.shape or not np.array_equal(mine, theirs)):
+                found.append((task.exercise, case.id, mine))
+    return found
+
+
+def secret_forms(assignment_id: str, seed: int) -> dict[str, str]:
+    """What no output may hold (label -> text): the seed in decimal and hex, each exercise's key (hex, and the
+    int numpy seeds from), and every random hidden input as round three's attacks write what they hold (the
+    hex of its first 24 bytes, its first element as Python writes a float)."""
+    from autograder.course import assignment_by_id
+    from autograder.model.course import case_key
+
+    forms = {"seed": str(seed), "seed hex": f"{seed:x}"}
+    for exercise in assignment_by_id(assignment_id).exercises:
+        key = case_key(seed, exercise.id)
+        forms[f"{exercise.id} key"] = key.hex()
+        forms[f"{exercise.id} key as an int"] = str(int.from_bytes(key, "big"))
+    for exercise, case, array in random_hidden_arrays(assignment_id, seed):
+        forms[f"{exercise}/{case} bytes"] = array.tobytes()[:24].hex()
+        forms[f"{exercise}/{case} first value"] = repr(float(array.flat[0]))
+    return forms
+
+
+def oracle_patterns(assignment_id: str, seed: int) -> str:
+    """What leak_td_loss_memory_oracle.py looks for in its own process, as a Python literal: the seed's forms,
+    then each random hidden case's largest input (its first 32 bytes) in the order cases are handed, each
+    pattern's bytes masked (so the file's text holds no copy of it)."""
+    patterns = [("seed-decimal", str(seed).encode()), ("seed-hex", f"{seed:x}".encode()),
+                ("seed-le", seed.to_bytes(8, "little")), ("seed-digits", int_digits(seed))]
+    largest: dict[str, bytes] = {}
+    for exercise, case, array in random_hidden_arrays(assignment_id, seed):
+        tag = f"case:{exercise}/{case}"
+        if len(array.tobytes()) > len(largest.get(tag, b"")):
+            largest[tag] = array.tobytes()
+    patterns += [(tag, data[:32]) for tag, data in largest.items()]
+    return repr([[tag, [byte ^ ORACLE_MASK for byte in data]] for tag, data in patterns])
 
 
 def interpreter_for(uid: int) -> tuple[list[str], dict[str, str]] | None:

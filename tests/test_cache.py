@@ -5,6 +5,7 @@ import hashlib
 import json
 import multiprocessing
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +13,7 @@ import pytest
 
 from autograder.config import cache_folder as default_folder
 from autograder.model.outcomes import ErrorInfo, RunRecord, TaskOutcome, Value
-from autograder.run.hidden import hidden_paths
+from autograder.run.hidden import in_sight
 from autograder.run.tasks import Task
 from autograder.store import reference_cache as cache_module
 from autograder.store.reference_cache import ReferenceCache, grader_fingerprint, reference_key
@@ -60,12 +61,14 @@ def test_a_record_comes_back_exactly(tmp_path):
                 assert np.array_equal(got.array, value.array, equal_nan=True)
 
 
-def test_the_folder_is_private_and_children_have_it_hidden(tmp_path):
+def test_the_folder_is_private_and_out_of_every_childs_sight(tmp_path, capsys):
     store = ReferenceCache(tmp_path / "deep" / "cache")
     assert store.prepare()
     assert (store.folder.stat().st_mode & 0o777) == 0o700
-    hidden = hidden_paths([], None, extra=(store.folder,))
-    assert str(store.folder.resolve()) in hidden
+    assert in_sight(store.folder) is None  # no child is told where it is: its view leaves it out
+    inside = ReferenceCache(Path(sys.prefix) / "autograder-cache-test")  # Python's installation: every child reads it
+    assert in_sight(inside.folder) and not inside.prepare() and not inside.folder.exists()
+    assert "are off for this run" in capsys.readouterr().err
 
 
 def test_other_tasks_a_broken_file_or_another_format_are_a_miss(tmp_path):

@@ -28,15 +28,18 @@ from autograder.frontends import dask_tasks
 from autograder.frontends.dask_client import ClusterOptions, ClusterRunner
 from autograder.load.cells import read_submission
 from autograder.load.discover import Found
+from autograder.model.course import case_key
 from autograder.model.outcomes import ErrorInfo, RunRecord, RunStatus, TaskOutcome, Value
 from autograder.pipeline import child_run, student_tasks
 from autograder.run import wire
-from helpers import BIN, ROOT, quiet_env
+from autograder.run.handing import CaseBook
+from helpers import BIN, ROOT, by_file, copy_submissions, exercise, quiet_env, secret_forms
 
 GOLDEN = {r["submission"]: r for r in json.loads((ROOT / "tests/fixtures/example_class_seed1.json").read_text())}
 # A small class for the fault tests: two assignments that take a second or two each, so that "halfway" exists.
 SMALL = sorted(p for p in GOLDEN if "/higher_order/" in p or "/jacobians/" in p)[:8]
 CRASH_MARKER = "CRASH-THE-WORKER"
+SECRET = 6_602_315_977_145_380_899  # the course's secret of the round-three test (63 bits)
 
 
 # --------------------------------------------------------------------------- a real cluster
@@ -235,26 +238,59 @@ def test_a_worker_killed_halfway_costs_no_grade(tmp_path):
         assert_golden(json.loads(output.read_text()), SMALL)
 
 
+@pytest.mark.slow
+def test_over_the_cluster_no_output_holds_the_secret_and_honest_work_gets_its_solo_json(shared_cluster, tmp_path):
+    """Round three (issue 22) over Dask: a worker gets each exercise's key, never the seed, and hands its child
+    one case at a time; the memory oracle finds neither the seed nor a case before its turn, the channel attack
+    carries no hidden input out, and honest work graded beside them gets the JSON it gets alone, locally."""
+    address, cache = shared_cluster
+    folder = tmp_path / "submissions"
+    copy_submissions(["honest_a.py", "leak_all_hidden_channels.py", "leak_td_loss_memory_oracle.py"], folder,
+                     "cluster", seed=SECRET)
+    options = ["--assignment", "custom_gradients", "--seed", str(SECRET), "--case-time-limit", "5", "--format", "json"]
+    done = subprocess.run([sys.executable, "-m", "autograder", "grade", str(folder), *options, "--scheduler", address],
+                          cwd=ROOT, env=cluster_env(cache), capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = by_file(json.loads(done.stdout))
+    leaks = [label for label, form in secret_forms("custom_gradients", SECRET).items()
+             if form in done.stdout or form in done.stderr]
+    assert not leaks, leaks
+    oracle = exercise(results["leak_td_loss_memory_oracle.py"], "td_loss")
+    assert oracle["feedback"].count("raised LookupError") == 2, oracle["feedback"]
+    alone = subprocess.run([sys.executable, "-m", "autograder", "grade", str(folder / "honest_a.py"), *options],
+                           cwd=ROOT, env=cluster_env(cache), capture_output=True, text=True, timeout=600)
+    assert alone.returncode == 0, alone.stderr[-3000:]
+    (solo,) = json.loads(alone.stdout)
+    assert results["honest_a.py"]["score"] == 10.0
+    assert {k: v for k, v in results["honest_a.py"].items() if k != "submission"} == \
+        {k: v for k, v in solo.items() if k != "submission"}
+
+
 # --------------------------------------------------------------------------- fast: encoding, the mapping
 
 def a_run(number: int = 3):
     source = read_submission(ROOT / SMALL[0])
     assignment = assignment_by_id("higher_order")
-    cases = {e.id: e.cases(1) for e in assignment.exercises}
-    return child_run(("student", number), source, assignment, cases, student_tasks(assignment, cases), Limits(),
-                     hidden=("/srv/solutions",), seed=1, private_files=True)
+    keys = {e.id: case_key(1, e.id) for e in assignment.exercises}
+    cases = {e.id: e.cases_from_key(keys[e.id]) for e in assignment.exercises}
+    return child_run(("student", number), source, assignment, CaseBook(cases, keys), student_tasks(assignment, cases),
+                     Limits(), private_files=True)
 
 
-def test_a_task_carries_the_code_not_the_path_and_decodes_to_the_same_run():
+def test_a_task_carries_the_code_and_the_keys_never_the_path_the_seed_or_a_folder():
     run = a_run()
     data = dask_tasks.encode_run(run)
     assert SMALL[0].encode() not in data and b"examples/submitted" not in data
-    back = dask_tasks.decode_run(data, hidden_here=("/worker/cache",))
+    message = json.loads(data)
+    assert "seed" not in message and "hidden" not in message["containment"]  # no path of the grader's travels
+    back = dask_tasks.decode_run(data)
     assert back.key == ("student", "3")
-    assert back.job.cells == run.job.cells and back.job.tasks == run.job.tasks
-    assert (back.job.seed, back.job.cases, back.job.assignment) == (1, None, "higher_order")
-    assert back.job.containment.hidden == ("/srv/solutions", "/worker/cache")
-    assert back.job.containment.private_files and back.job.containment.uid is None
+    assert back.job.cells == run.job.cells and back.tasks == run.tasks and back.job.assignment == "higher_order"
+    # The worker draws the client's cases from the keys: the same bytes are handed to the child, case for case.
+    assert back.book.keys == run.book.keys
+    assert [back.book.task_message(n, t) for n, t in enumerate(back.tasks)] == \
+        [run.book.task_message(n, t) for n, t in enumerate(run.tasks)]
+    assert back.job.containment.private_files and back.job.containment.uid is None and not back.job.trusted
     assert back.job.containment.memory_bytes == run.job.containment.memory_bytes
     assert back.limits == run.limits and back.time_limits == run.time_limits
 
@@ -268,7 +304,7 @@ def test_a_malformed_task_is_refused(data):
 
 def test_a_task_never_carries_the_cases_themselves():
     run = a_run()
-    run.job.cases = {}
+    run.book = CaseBook(run.book.cases)  # cases without the keys they came from
     with pytest.raises(dask_tasks.TaskError):
         dask_tasks.encode_run(run)
 
@@ -305,9 +341,9 @@ def test_killed_worker_becomes_that_submissions_crash_and_another_failure_stops_
     runner = ClusterRunner(ClusterOptions("tcp://127.0.0.1:1"), log=log)
     killed = KilledWorker("autograder-x-student-3", SimpleNamespace(address="tcp://10.0.0.9:4000"), 3)
     record = runner._record(Finished(killed), run)
-    assert not record.clean(len(run.job.tasks))
+    assert not record.clean(len(run.tasks))
     assert {o.status for o in record.outcomes.values()} == {RunStatus.CRASHED}
-    assert sorted(record.outcomes) == list(range(len(run.job.tasks)))
+    assert sorted(record.outcomes) == list(range(len(run.tasks)))
     assert record.problems == [dask_tasks.killed_message(4)] and "4 attempts" in record.problems[0]
     assert "10.0.0.9" not in record.problems[0]  # the student's feedback names no machine of the cluster
     with pytest.raises(SetupError, match="could not run student 3"):

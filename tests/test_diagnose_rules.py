@@ -169,11 +169,17 @@ def test_an_error_that_a_none_raised_further_on_is_named_at_its_cause():
     unwatched = Finding("unwatched-tensor", "`tape.gradient(...)` on line 2 differentiates with respect to `y`, which "
                         "`tape` never watches", 5, 2, "g = tape.gradient(s, y)")
     none = raised("ValueError", "Attempt to convert a value (None) with an unsupported type (<class 'NoneType'>)")
-    result = judge(exercise(), [case("a"), case("b")], [none, none], [RIGHT, RIGHT], static=report(unwatched))
+    public = Case("a", "case a", {"x": np.array(1.0)}, public=True)
+    result = judge(exercise(), [public, case("b")], [none, none], [RIGHT, RIGHT], static=report(unwatched))
     assert result.pitfalls == ["unwatched-tensor"] and result.status == Status.ERROR
     text = result.explanations[0].text
     assert "is its consequence" in text and "Attempt to convert a value (None)" in text
     assert result.explanations[0].where.line == 2
+    # Raised on hidden cases only: named by its type, never quoted (the message is the student's code's choice).
+    hidden = judge(exercise(), [case("a"), case("b")], [none, none], [RIGHT, RIGHT], static=report(unwatched))
+    assert hidden.pitfalls == ["unwatched-tensor"]
+    assert "the ValueError your code raises is its consequence" in hidden.explanations[0].text
+    assert "Attempt" not in hidden.explanations[0].text
     other = raised("ValueError", "Shapes (2,) and (3,) are incompatible")
     assert judge(exercise(), [case("a")], [other], [RIGHT], static=report(unwatched)).pitfalls == []
 
@@ -186,7 +192,7 @@ def test_advice_costs_nothing_and_comes_once_the_graded_cases_pass():
     result = judge(exercise(), [case("a"), beyond], [RIGHT, raised("TypeError", "float32 expected")], [RIGHT, RIGHT])
     assert (result.status, result.score, result.pitfalls, result.cases_total) == (Status.PASSED, 2.0, [], 1)
     assert [(a.case_id, a.text, a.happened) for a in result.advice] == [
-        ("f64", "your f does not keep float64", "raised TypeError: float32 expected")]
+        ("f64", "your f does not keep float64", "raised TypeError")]  # beyond the graded cases: hidden, no message
     wrong = judge(exercise(), [case("a"), beyond], [ok(9.0, 3.0), raised("TypeError", "x")], [RIGHT, RIGHT])
     assert wrong.advice == [] and wrong.cases_total == 1
 

@@ -31,10 +31,11 @@ from pathlib import Path
 import pytest
 
 from autograder.course import assignment_by_id
+from autograder.judge.hidden import LIBRARY_ERRORS, PYTHON_ERRORS
 from autograder.load.reading import shown
 from autograder.model.results import STATUSES, from_contract
 from helpers import (HOSTILE, ROOT, SECRET_VARIABLE, GraderRun, by_file, copy_submissions, entries_verify, exercise,
-                     grade_folder, new_run_folder, run_autograder)
+                     grade_folder, new_run_folder, run_autograder, secret_forms)
 
 # Private mounts (solutions and classmates hidden) and a uid per child need root, as in CI and Gradescope;
 # run as another user, the grader applies only the resource limits and these promises do not all hold.
@@ -44,7 +45,8 @@ pytestmark = [pytest.mark.slow,
 ASSIGNMENT = "custom_gradients"
 EXERCISES = ("log1pexp", "straight_through_round", "clip_gradient_norm", "td_loss", "checkpointed")
 OTHERS = tuple(e for e in EXERCISES if e != "td_loss")
-LIMITS = ("--seed", "5", "--case-time-limit", "5", "--cell-time-limit", "5", "--time-limit", "60")
+SEED = 7419263805551902311  # the course's secret in this run (63 bits, as nbgrader_config.py makes one)
+LIMITS = ("--seed", str(SEED), "--case-time-limit", "5", "--cell-time-limit", "5", "--time-limit", "60")
 RUN_TIMEOUT = 300  # seconds; the grader should need well under half of it
 FAKE = "FAKE-RESULT-7f3a"  # what the fake-result attacks write
 INJECTED = "INJECTED-LINE"  # what the injection attack tries to write as a line of its own
@@ -174,6 +176,9 @@ ATTACKS: dict[str, Attack] = {
     "leak_td_loss_classmates.py": Attack(("td_loss",), NOT_EARNED, ("no classmate in reach",), OTHERS),
     # 11. output injection
     "inject_td_loss_exception_text.py": Attack(("td_loss",), frozenset({"error"}), passing=OTHERS),
+    # --- round three (issue 22): the course's secret and the hidden cases (their own tests below)
+    "leak_all_hidden_channels.py": Attack((), frozenset()),
+    "leak_td_loss_memory_oracle.py": Attack((), frozenset(), passing=OTHERS),
 }
 
 
@@ -207,7 +212,8 @@ def make_generated(folder: Path) -> None:
 
 def hostile_folder(base: Path, token: str) -> Path:
     folder = base / "submissions"
-    copy_submissions(sorted(p.name for p in HOSTILE.iterdir() if p.suffix in (".py", ".ipynb")), folder, token)
+    copy_submissions(sorted(p.name for p in HOSTILE.iterdir() if p.suffix in (".py", ".ipynb")), folder, token,
+                     seed=SEED)
     make_generated(folder)
     return folder
 
@@ -460,4 +466,121 @@ def test_the_html_pages_survive_what_students_control(hostile, tmp_path):
     for page in pages:
         text = page.read_text(encoding="utf-8")
         assert not _raw_control(text), (page, _raw_control(text))
-        assert "seed 5" not in text or page.name == "index.html"
+        assert str(SEED) not in text or page.name == "index.html"
+
+
+# --------------------------------------------------------------------------- round three: the course's secret
+
+CHANNELS, ORACLE = "leak_all_hidden_channels.py", "leak_td_loss_memory_oracle.py"
+KNOWN_ERRORS = PYTHON_ERRORS | LIBRARY_ERRORS  # the types a hidden case may name: Python's and TensorFlow's
+# A hidden case's message, in the grader's words only (autograder/judge/hidden.py): the kind of failure, the
+# expected shape or dtype, an error's type if Python's or TensorFlow's, a line that exists, a limit.
+GRADERS_WORDS = re.compile(
+    rf"raised (?:{'|'.join(sorted(KNOWN_ERRORS))}|an exception of a type of its own)(?: \((?:cell \d+, )?line \d+\))?"
+    r"|raises NotImplementedError"
+    r"|.+ (?:has the wrong shape \(expected \([\d, ]*\)\)|has the wrong dtype \(expected \w+\)"
+    r"|is None \(the gradient does not reach it\)|should be None or zero, and is not|is not close to the reference"
+    r"|differs from the reference|is missing)"
+    r"|returned what the exercise does not allow \(its type, structure or shape\); the case's public twin shows the "
+    r"message when it fails the same way"
+    r"|the process running it stopped \(it crashed, exited or broke the grader's protocol\)"
+    r"|not run: an earlier case of this exercise stopped its process|timeout after [\d.]+ s in \w+"
+    r"|memory limit of [\d.]+ GiB exceeded.*|the submission's time limit of [\d.]+ s was reached")
+
+
+def hidden_messages(feedback: str) -> list[str]:
+    """Each line a hidden case's message holds in an exercise's feedback."""
+    lines, found, inside = feedback.splitlines(), [], False
+    for text in lines:
+        if text.startswith("Hidden case "):
+            inside = True
+        elif inside and text.startswith("    "):
+            found.append(text.strip())
+        else:
+            inside = False
+    return found
+
+
+def every_output(run: GraderRun, folder: Path) -> dict[str, str]:
+    """Everything anyone sees of a run: its results file and stderr, and every writer's rendering of its results
+    (the text report and class table, CSV, JUnit, Gradescope's results, the Markdown of Gradescope, the job
+    summary and Classroom 50's release, the feedback pages)."""
+    import datetime
+
+    from autograder.report import classroom50, formats
+    from autograder.report.feedback_pages import write_feedback_pages
+    from autograder.report.markdown import submission_markdown
+    from autograder.report.step_summary import step_summary
+    from autograder.report.text import class_table, submission_text
+
+    results = [from_contract(r) for r in run.results]
+    moment = datetime.datetime(2026, 12, 1, tzinfo=datetime.timezone.utc)
+    context = classroom50.RunnerContext.from_environ({})
+    outputs = {"results.json": run.output.read_text(encoding="utf-8"),
+               "stderr": run.stderr.decode("utf-8", "replace"),
+               "text": "\n".join(submission_text(r) for r in results) + class_table(results),
+               "csv": formats.to_csv(results), "junit": formats.to_junit(results),
+               "gradescope": json.dumps([formats.gradescope_results(r) for r in results]),
+               "markdown": "\n".join(submission_markdown(r) for r in results) + step_summary(results),
+               "classroom50": "\n".join(classroom50.release_body(r, classroom50.classroom50_result(
+                   r, context, moment, moment)) for r in results)}
+    write_feedback_pages(results, folder / "pages")
+    outputs.update({f"page {p.name}": p.read_text(encoding="utf-8") for p in (folder / "pages").rglob("*.html")})
+    return outputs
+
+
+def test_no_output_holds_the_seed_a_key_a_hidden_input_or_a_graders_folder(hostile, tmp_path):
+    """Round three: whatever the channel attacks wrote, and whatever the oracle found, nothing anyone reads of
+    the run holds the seed, an exercise's key, a random hidden input (as the attacks write them: hex of its
+    bytes, its first value), or the solutions' or the cache's folder."""
+    forms = secret_forms(ASSIGNMENT, SEED)
+    forms.update({"the solutions folder": str(ROOT / "solutions"), "the cache folder": str(hostile.cache)})
+    assert len([label for label in forms if label.endswith("bytes")]) >= 10, "the hidden cases draw random inputs"
+    leaks = [(output, label) for output, text in every_output(hostile, tmp_path).items()
+             for label, form in forms.items() if form in text]
+    assert not leaks, leaks
+
+
+def test_a_hidden_case_says_only_the_graders_words_whatever_the_code_wrote(hostile):
+    """Exception type names and messages, shapes, dtypes, type names, values, forged results, unknown events,
+    exit codes, files left for the next child: each hidden case's message is the grader's, and the public cases
+    (run first) never met a hidden input."""
+    result = results_of(hostile)[CHANNELS]
+    everything = json.dumps(result)
+    assert "LEAK:" not in everything and "PUBLICSAW" not in everything, everything[:3000]
+    for item in result["exercises"]:
+        messages = hidden_messages(item["feedback"])
+        assert messages and item["status"] != "passed", (item["id"], item["feedback"])
+        assert not [m for m in messages if not GRADERS_WORDS.fullmatch(m)], (item["id"], messages)
+    assert "raised an exception of a type of its own" in exercise(result, "log1pexp")["feedback"]
+    assert "returned what the exercise does not allow" in exercise(result, "checkpointed")["feedback"]
+
+
+def test_the_child_holds_no_secret_and_no_case_before_its_turn(hostile):
+    """The oracle looked through its whole process on each hidden td_loss case (LookupError: it found its own
+    case, so the search works, and nothing else); it passes only where it found the seed or a later case."""
+    item = exercise(results_of(hostile)[ORACLE], "td_loss")
+    messages = hidden_messages(item["feedback"])
+    assert item["status"] != "passed" and len(messages) == 2, item["feedback"]
+    assert all(m.startswith("raised LookupError") for m in messages), (
+        "TimeoutError: the machine was too loaded for the oracle to finish looking in 4 s; AssertionError: it "
+        f"could not find the case it holds\n{item['feedback']}")
+
+
+def test_a_moodle_gradebook_of_the_hostile_run_holds_no_formula_and_leaves_the_formula_row_out(hostile, tmp_path):
+    """Round three (issue 22), item 4: the roster's identifier columns are students' own (an editable e-mail
+    address): a row whose identifier a spreadsheet would run is left out with a note, every other cell is
+    neutralised, and honest students get their points."""
+    roster = tmp_path / "moodle.csv"
+    roster.write_text("First name,Last name,Username,Email address,Quiz\n"
+                      "Honest,A,honest_a,a@example.edu,\n"
+                      '=HYPERLINK("http://x"),Eve,leak_all_hidden_channels,"=HYPERLINK(""http://x"")@example.com",\n',
+                      encoding="utf-8")
+    output = tmp_path / "moodle-import.csv"
+    done = run_autograder("merge", str(hostile.output), "--format", "moodle", "--roster", str(roster), "--output",
+                          str(output), timeout=120)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-3000:]
+    rows = list(csv.reader(io.StringIO(output.read_text(encoding="utf-8"))))
+    assert [row[2:] for row in rows[1:]] == [["honest_a", "a@example.edu", "10"]], rows
+    assert not [cell for row in rows for cell in row if cell.startswith(("=", "+", "-", "@", "\t", "\r"))], rows
+    assert "left out of the file" in done.stderr and "Email address" in done.stderr

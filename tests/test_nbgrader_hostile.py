@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from helpers import ROOT, grade_json, nbgrader_course, run_nbgrader, with_cell
+from helpers import HOSTILE, ROOT, grade_json, nbgrader_course, run_nbgrader, secret_forms, with_cell
 
 pytestmark = pytest.mark.slow
-SEED = 20261129
+SEED = 8305617242907418661  # the course's secret (63 bits, as nbgrader_config.py makes .autograder-seed)
 ASSIGNMENT = "custom_gradients"
 EXAMPLES = ROOT / "examples" / "submitted"
 HONEST = "bram"  # the work every trick starts from
@@ -96,6 +96,36 @@ except sqlite3.Error as error:
 }
 
 
+# Round three (issue 22): a cell that prints everything its frames hold while the cells run (the grader's job,
+# its own locals: what the feedback notebook then shows), and functions that carry every hidden input they are
+# called on out through every channel (tests/submissions/hostile/leak_all_hidden_channels.py): stdout and stderr
+# of a task included, which nbgrader's autograded notebook must never capture.
+LEAKER = "leaker"
+PRINT_FRAMES = """
+import sys
+
+
+def _shown(value):
+    try:
+        return repr(value)[:2000]
+    except Exception:
+        return "?"
+
+
+frame = sys._getframe()
+while frame is not None:
+    print({name: _shown(value) for name, value in frame.f_locals.items() if name != "__builtins__"})
+    frame = frame.f_back
+"""
+
+
+def leaker_notebook(course: Path) -> Path:
+    source = EXAMPLES / HONEST / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    target = course / "submitted" / LEAKER / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    code = PRINT_FRAMES + (HOSTILE / "leak_all_hidden_channels.py").read_text(encoding="utf-8")
+    return with_cell(source, target, code, after="checkpointed")
+
+
 def trick_notebook(course: Path, student: str, trick: str) -> Path:
     after, code = TRICKS[trick]
     source = EXAMPLES / HONEST / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
@@ -110,7 +140,9 @@ def course(tmp_path_factory) -> Path:
         shutil.copytree(EXAMPLES / student / ASSIGNMENT, course / "submitted" / student / ASSIGNMENT)
     for trick in TRICKS:
         trick_notebook(course, trick, trick)
+    leaker_notebook(course)
     run_nbgrader(course, "autograde", ASSIGNMENT, "--force", seed=SEED)
+    run_nbgrader(course, "generate_feedback", ASSIGNMENT, "--student", LEAKER, "--force", seed=SEED)
     return course
 
 
@@ -154,3 +186,18 @@ def test_under_the_kernel_path_the_fake_module_trick_does_raise_the_score(tmp_pa
     run_nbgrader(course, "autograde", ASSIGNMENT, "--force", seed=SEED)
     total, _ = nbgrader_points(course, "fake_modules")
     assert total == 10 > cli[HONEST]["score"]
+
+
+def test_no_autograded_or_feedback_notebook_holds_the_secret_or_a_hidden_input(course):
+    """The contained executor keeps every cell's outputs as the student's text: no case exists in the child while
+    a cell runs, and what a task prints is never captured. So the leaker's autograded notebook and its feedback
+    show what its frames held while loading (the grader's job: no seed, no case, no folder) and nothing of a
+    hidden case, whatever its functions printed or raised on one."""
+    forms = secret_forms(ASSIGNMENT, SEED)
+    forms.update({"the solutions folder": str(course / "solutions"), "the cache": str(course / "autograder-cache")})
+    autograded = list((course / "autograded" / LEAKER).rglob("*.ipynb"))
+    feedback = list((course / "feedback" / LEAKER).rglob("*.html"))
+    assert autograded and feedback
+    texts = {path: path.read_text(encoding="utf-8") for path in [*autograded, *feedback]}
+    assert all("ChildJob(" in text for text in texts.values()), "the frames were printed while the cells ran"
+    assert not [(path.name, label) for path, text in texts.items() for label, form in forms.items() if form in text]

@@ -18,9 +18,11 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from autograder.config import Limits
+from autograder.course import assignment_by_id
 from autograder.load.cells import read_submission
 from autograder.load.discover import find_submissions, student_name
 from autograder.load.reading import MAX_FILE_BYTES, MiB
@@ -33,6 +35,7 @@ from autograder.report.contract import to_json
 from autograder.report.feedback_pages import feedback_page, index_page, write_feedback_pages
 from autograder.report.text import class_table, exercise_text, submission_text
 from autograder.run import wire
+from autograder.run.handing import CaseBook
 from autograder.run.isolation import Containment
 from autograder.run.supervisor import SubmissionRun
 from autograder.run.tasks import ChildJob, Task
@@ -104,19 +107,31 @@ def test_texts_from_a_child_are_encodable_and_types_are_one_line():
 
 # --------------------------------------------------------------------------- the parent's view of a child
 
+class _Channel:
+    """What the parent sends a child that is never forked."""
+
+    def __init__(self):
+        self.sent: list[bytes] = []
+        self.pending, self.at_end = False, False
+
+    def send(self, message: bytes) -> None:
+        self.sent.append(message)
+
+
 class _Server:
     """Enough of a fork server for SubmissionRun.start: a child that is never forked."""
 
     def fork(self, job):
         class Child:
-            pid, connection, sentinel = -1, None, -1
+            pid, sentinel, channel = -1, -1, _Channel()
         return Child()
 
 
 def _run() -> SubmissionRun:
-    job = ChildJob("custom_gradients", cells=[(1, "x = 1", "<cell 1>"), (2, "y = 2", "<cell 2>")],
-                   tasks=[Task("td_loss", 0, "student"), Task("td_loss", 1, "student")], cases=None)
-    run = SubmissionRun(("student", 0), job, Limits(), time_limits=[5.0, 5.0])
+    job = ChildJob("custom_gradients", cells=[(1, "x = 1", "<cell 1>"), (2, "y = 2", "<cell 2>")])
+    book = CaseBook({"td_loss": assignment_by_id("custom_gradients").exercise("td_loss").cases(1)})
+    run = SubmissionRun(("student", 0), job, [Task("td_loss", 0, "student"), Task("td_loss", 1, "student")], book,
+                        Limits(), time_limits=[5.0, 5.0])
     run.start(_Server())
     return run
 
@@ -130,19 +145,24 @@ def test_deadlines_belong_to_the_parent_a_message_moves_the_child_forward_once()
     armed = run.deadline
     with pytest.raises(wire.WireError):
         run._handle({"event": "cell-start", "cell": 1})  # again: would re-arm the cell's limit
-    assert run.deadline == armed
+    assert run.deadline == armed and run.child.channel.sent == []  # no case exists in a child while cells run
+    result = {"event": "task-result", "task": 0, "outcome": GOOD["outcome"]}
     with pytest.raises(wire.WireError):
-        run._handle({"event": "task-start", "task": 0})  # before the notebook is loaded
+        run._handle(result)  # before the notebook is loaded
     run._handle({"event": "cell-start", "cell": 2})
     run._handle({"event": "loaded", "errors": [], "defined": {}})
-    run._handle({"event": "task-start", "task": 0})
+    # The parent hands the first task, with its case only, and arms its deadline itself.
+    (handed,) = [wire.loads(m) for m in run.child.channel.sent]
+    case = run.book.case(Task("td_loss", 0, "student"))
+    assert (handed["event"], handed["task"], run.current_task) == ("task", 0, 0)
+    assert np.array_equal(wire.decode_args(handed["args"])["next_q"], case.args["next_q"])
     armed = run.deadline
     for message in ({"event": "task-start", "task": 0}, {"event": "task-start", "task": 1},
                     {"event": "loaded", "errors": [], "defined": {}}, {"event": "contained", "measures": []},
-                    {"event": "done"}):
+                    {"event": "done"}, {**result, "task": 1}):
         with pytest.raises(wire.WireError):
             run._handle(message)
-    assert run.deadline == armed and run.current_task == 0
+    assert run.deadline == armed and run.current_task == 0 and len(run.child.channel.sent) == 1
 
 
 def test_a_load_error_for_a_cell_the_grader_did_not_send_is_a_violation():

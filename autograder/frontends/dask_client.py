@@ -140,13 +140,13 @@ class ClusterRunner:
         except KilledWorker as error:
             print(f"autograder: {what}: every worker that ran it died ({error}); it is graded as an error",
                   file=self.log, flush=True)
-            return lost_record(len(run.job.tasks), killed_message(error.allowed_failures + 1))
+            return lost_record(len(run.tasks), killed_message(error.allowed_failures + 1))
         except Exception as error:  # noqa: BLE001  (the task raised on every attempt: the cluster cannot grade)
             raise SetupError(f"the cluster could not run {what}: {type(error).__name__}: {error}") from None
         try:
             return decode_record(data)
         except wire.WireError as error:
-            return lost_record(len(run.job.tasks), f"the grader's worker sent a malformed record ({error})")
+            return lost_record(len(run.tasks), f"the grader's worker sent a malformed record ({error})")
 
     def close(self) -> None:
         if self.client is not None:

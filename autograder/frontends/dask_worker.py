@@ -18,7 +18,7 @@ from distributed import WorkerPlugin, get_worker
 
 from autograder.config import SetupError, cache_folder, find_solutions
 from autograder.frontends.dask_tasks import decode_run, encode_record
-from autograder.run.hidden import hidden_paths
+from autograder.run.hidden import out_of_sight_problem
 from autograder.run.scheduler import run_all, start_fork_server, stop_fork_server
 
 PLUGIN_NAME = "autograder-fork-server"
@@ -38,6 +38,9 @@ class ForkServerPlugin(WorkerPlugin):
         if worker.state.nthreads != 1:
             raise NotAnAutograderWorker(f"an autograder worker runs one submission at a time: start it with "
                                         f"--nthreads 1, not {worker.state.nthreads}")
+        problem = in_sight_problem(worker)
+        if problem:
+            raise NotAnAutograderWorker(problem)
         start_fork_server()  # its `import tensorflow` runs in its own process while the worker registers
 
     def teardown(self, worker) -> None:
@@ -62,20 +65,25 @@ def run_on_worker(task: bytes) -> bytes:
     worker = get_worker()
     if not is_autograder_worker(worker):
         raise NotAnAutograderWorker(f"{worker.address} was not started by `autograder worker`")
-    run = decode_run(task, hidden_here=_hidden_here(worker))
+    run = decode_run(task)
     (finished,) = list(run_all([run], jobs=1))
     return encode_record(finished.record)
 
 
-def _hidden_here(worker) -> tuple[str, ...]:
-    """This machine's own solutions, cache and Dask scratch folder (spilled tasks hold classmates' code): a
-    child covers them if they are still in its sight."""
+def in_sight_problem(worker) -> str | None:
+    """Why a folder of this machine that no child may read (its solutions, its cache, the Dask scratch folder,
+    where spilled tasks hold classmates' code) lies in a child's view, or None. No child is told where they
+    are: they must lie outside its allowlist (``run.hidden``)."""
     try:
         solutions = find_solutions()
     except SetupError:
         solutions = None
-    extra = [path for path in (cache_folder(), getattr(worker, "local_directory", None)) if path]
-    return hidden_paths([], solutions, extra=extra)
+    for path, what in ((solutions, "the solutions folder"), (cache_folder(), "the cache folder"),
+                       (getattr(worker, "local_directory", None), "the Dask worker's local directory")):
+        problem = out_of_sight_problem(path, what) if path else None
+        if problem:
+            return f"this machine cannot be an autograder worker: {problem}"
+    return None
 
 
 def worker_command(scheduler: str, nworkers: int, name: str | None = None, tls_ca_file: str | None = None,

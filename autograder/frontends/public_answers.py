@@ -75,12 +75,14 @@ def compute(assignment: Assignment, solutions: Path) -> dict:
     from autograder.config import REFERENCE_LIMITS, SetupError  # the grading machinery, only here
     from autograder.load.cells import read_submission
     from autograder.pipeline import child_run, reference_tasks
+    from autograder.run.handing import CaseBook
     from autograder.run.scheduler import run_all
 
     cases = {exercise.id: public_cases(exercise) for exercise in assignment.exercises}
     tasks = reference_tasks(assignment, cases)
     source = read_submission(solutions / assignment.id / f"{assignment.id}.ipynb")
-    run = child_run(("public", assignment.id), source, assignment, cases, tasks, REFERENCE_LIMITS, reference=True)
+    run = child_run(("public", assignment.id), source, assignment, CaseBook(cases), tasks, REFERENCE_LIMITS,
+                    reference=True)
     (finished,) = list(run_all([run], jobs=1))
     outcomes = {(t.exercise, t.case_index, t.implementation): finished.record.outcomes.get(n)
                 for n, t in enumerate(tasks)}

@@ -1,7 +1,9 @@
 """Judging, in the trusted parent: numbers compared, mistakes named, the source read, results built.
 
 - ``compare``: one output against the reference's, with a failure text in pytest's ``approx`` style.
-- ``cases``: one case's verdict (passed, wrong, raised, timed out...).
+- ``cases``: one case's verdict (passed, wrong, raised, timed out...); ``hidden``: what a hidden case shows
+  (the grader's words only).
+- ``plan``: which diagnostic and advisory cases can still matter while a child runs (the parent skips the rest).
 - ``diagnose``: the rules that name a pitfall from the verdicts, the mistake models' numbers and the
   static reading; ``where``: a static finding as a place in the student's code.
 - ``evaluate``: an exercise's evidence -> its ``ExerciseResult`` (score, status, explanations, cases).

@@ -5,6 +5,8 @@ from dataclasses import dataclass
 from enum import Enum
 
 from autograder.judge.compare import compare
+from autograder.judge.hidden import hidden_message
+from autograder.load.cells import SubmissionSource
 from autograder.model.course import Case, Exercise
 from autograder.model.outcomes import ErrorInfo, RunStatus, TaskOutcome
 
@@ -37,6 +39,7 @@ class CaseVerdict:
     kind: Verdict
     message: str = ""
     failed_outputs: tuple[str, ...] = ()
+    failure_kinds: tuple[str, ...] = ()  # for each failed output, what failed ("shape", "values"...: ``compare``)
 
 
 def describe_error(error: ErrorInfo) -> str:
@@ -65,8 +68,18 @@ def headline(error: ErrorInfo) -> str:
     return lines[0]
 
 
-def judge_case(exercise: Exercise, case: Case, student: TaskOutcome | None, reference: TaskOutcome | None) -> CaseVerdict:
-    if student is None or student.status == RunStatus.NOT_RUN:
+def judge_case(exercise: Exercise, case: Case, student: TaskOutcome | None, reference: TaskOutcome | None,
+               source: SubmissionSource | None = None) -> CaseVerdict:
+    """The verdict; a hidden case's message is the grader's words only (``judge.hidden``), with the line of the
+    student's code in ``source`` where an error came from."""
+    verdict = _verdict(exercise, case, student, reference)
+    if not case.public:
+        verdict.message = hidden_message(exercise, verdict, student, reference, source)
+    return verdict
+
+
+def _verdict(exercise: Exercise, case: Case, student: TaskOutcome | None, reference: TaskOutcome | None) -> CaseVerdict:
+    if student is None or student.status in (RunStatus.NOT_RUN, RunStatus.SKIPPED):
         return CaseVerdict(case, False, Verdict.NOT_RUN, student.message if student else "not run")
     if student.status in (RunStatus.TIMEOUT, RunStatus.MEMORY, RunStatus.CRASHED):
         return CaseVerdict(case, False, Verdict(student.status.value), student.message)  # the sandbox's words
@@ -77,8 +90,7 @@ def judge_case(exercise: Exercise, case: Case, student: TaskOutcome | None, refe
         if error.contract:
             return CaseVerdict(case, False, Verdict.ERROR, error.message)
         return CaseVerdict(case, False, Verdict.ERROR, f"raised {describe_error(error)}")
-    failures = []
-    failed = []
+    failures, failed, kinds = [], [], []
     rtol, atol = exercise.tolerance(case)
     for output in exercise.outputs:
         if output.name not in reference.outputs:
@@ -87,11 +99,13 @@ def judge_case(exercise: Exercise, case: Case, student: TaskOutcome | None, refe
         if obtained is None:
             failures.append(f"{output.label} is missing")
             failed.append(output.name)
+            kinds.append("missing")
             continue
         verdict = compare(obtained, reference.outputs[output.name], output, rtol, atol, reveal=case.public)
         if not verdict:
             failures.append(verdict.message)
             failed.append(output.name)
+            kinds.append(verdict.kind)
     if failures:
-        return CaseVerdict(case, False, Verdict.WRONG, "\n".join(failures), tuple(failed))
+        return CaseVerdict(case, False, Verdict.WRONG, "\n".join(failures), tuple(failed), tuple(kinds))
     return CaseVerdict(case, True, Verdict.OK)

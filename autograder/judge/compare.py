@@ -23,6 +23,7 @@ MAX_ROWS = 5
 class Comparison:
     ok: bool
     message: str = ""  # empty when ok
+    kind: str = ""  # what failed, in a word: "shape", "dtype", "none", "not-zero" or "values" (``judge.hidden``)
 
     def __bool__(self) -> bool:
         return self.ok
@@ -47,17 +48,17 @@ def compare(obtained: Value, expected: Value, output: Output, rtol: float, atol_
         return _compare_none(obtained, expected, what)
     got, want = obtained.array, expected.array
     if got.shape != want.shape and not (got.size == want.size == 1):
-        return Comparison(False, f"{what} has shape {_shape(got)}, expected {_shape(want)}")
+        return Comparison(False, f"{what} has shape {_shape(got)}, expected {_shape(want)}", "shape")
     got, want = got.reshape(want.shape), want
     if output.check_dtype and expected.dtype in ("float32", "float64") and obtained.dtype != expected.dtype:
         return Comparison(False, f"{what} has dtype {obtained.dtype}, expected {expected.dtype} "
-                                 "(keep the input's dtype)")
+                                 "(keep the input's dtype)", "dtype")
     if output.exact:
         if np.array_equal(got, want):
             return Comparison(True)
         if not reveal:
-            return Comparison(False, f"{what} differs from the reference")
-        return Comparison(False, f"{what}: got {_plain(got)}, expected {_plain(want)}")
+            return Comparison(False, f"{what} differs from the reference", "values")
+        return Comparison(False, f"{what}: got {_plain(got)}, expected {_plain(want)}", "values")
     rel, absolute = tolerance_for(want, rtol, atol_floor)
     return _compare_values(got, want, what, rel, absolute, reveal)
 
@@ -69,9 +70,10 @@ def _compare_none(obtained: Value, expected: Value, what: str) -> Comparison:
         return Comparison(True)
     if obtained.is_none:
         return Comparison(False, f"{what} is None, expected a tensor of shape {_shape(expected.array)} "
-                                 "(the gradient does not reach it)")
+                                 "(the gradient does not reach it)", "none")
     return Comparison(False, f"{what} should be None or zero, got a tensor of shape {_shape(obtained.array)} "
-                             f"with non-zero entries (largest |value| {np.max(np.abs(obtained.array)):.4g})")
+                             f"with non-zero entries (largest |value| {np.max(np.abs(obtained.array)):.4g})",
+                      "not-zero")
 
 
 def _compare_values(got: np.ndarray, want: np.ndarray, what: str, rtol: float, atol: float,
@@ -94,7 +96,7 @@ def _compare_values(got: np.ndarray, want: np.ndarray, what: str, rtol: float, a
         lines.append(f"  largest absolute difference {np.max(difference[finite]):.4g}, "
                      f"largest relative difference {np.max(relative):.4g}")
     if not reveal:
-        return Comparison(False, "\n".join(lines))
+        return Comparison(False, "\n".join(lines), "values")
     rows = [("index", "obtained", "expected")]
     for index in list(zip(*np.nonzero(bad)))[:MAX_ROWS] if got.ndim else [()]:
         rows.append((str(tuple(int(i) for i in index)) if index else "()", _number(got[index]), _number(want[index])))
@@ -102,7 +104,7 @@ def _compare_values(got: np.ndarray, want: np.ndarray, what: str, rtol: float, a
     lines += ["  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
     if count > MAX_ROWS:
         lines.append(f"  ... and {count - MAX_ROWS} more")
-    return Comparison(False, "\n".join(lines))
+    return Comparison(False, "\n".join(lines), "values")
 
 
 def _shape(array: np.ndarray) -> str:

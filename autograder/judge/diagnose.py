@@ -15,9 +15,10 @@ import numpy as np
 
 from autograder.judge.cases import STOPPED, CaseVerdict, Verdict, headline
 from autograder.judge.compare import compare, matches
+from autograder.judge.hidden import known_type
 from autograder.judge.where import where_of
 from autograder.model.course import Case, Exercise
-from autograder.model.outcomes import RunStatus, TaskOutcome
+from autograder.model.outcomes import ErrorInfo, RunStatus, TaskOutcome
 from autograder.model.pitfalls import describe
 from autograder.model.results import Explanation, Where
 
@@ -74,6 +75,15 @@ class Diagnosis:
     def student(self, verdict: CaseVerdict) -> TaskOutcome | None:
         return self.evidence.student[self.index(verdict)]
 
+    def raises(self, error: ErrorInfo) -> str:
+        """'the TypeError your code raises ("its message")', quoted from a public case only: a hidden case's
+        error is named by its type, Python's or TensorFlow's, and never quoted (``judge.hidden``)."""
+        public = any(v.case.public and self.student(v) is not None and self.student(v).error is error
+                     for v in self.verdicts)
+        if public:
+            return f'the {error.type} your code raises ("{headline(error)[:160]}")'
+        return f"the {known_type(error) or 'exception'} your code raises"
+
 
 def diagnose(evidence: "ExerciseEvidence", verdicts: list[CaseVerdict]) -> list[Explanation]:
     """Every pitfall the evidence supports, each with its explanation, in the order the rules name them."""
@@ -94,9 +104,8 @@ def errors_with_a_cause(d: Diagnosis) -> None:
     rank = next((e for e in errors if _RANK_ERROR.search(e.message)), None)
     if rank is not None and d.located("summed-gradient"):  # a vector where a matrix must be: a summed Hessian
         d.name("summed-gradient", where=d.located("summed-gradient"),
-               text=(f"{describe('summed-gradient').what}; the {rank.type} your code raises "
-                     f"(\"{headline(rank)[:160]}\") is its consequence: a vector reached an operation that "
-                     "needs a matrix"))
+               text=(f"{describe('summed-gradient').what}; {d.raises(rank)} is its consequence: a vector reached "
+                     "an operation that needs a matrix"))
     pfor_failures = [v for v in d.failing if v.case.has("pfor")]
     if pfor_failures and all(v.kind == Verdict.ERROR for v in pfor_failures) and any(
             _PFOR_ERROR.search(d.student(v).error.message) for v in pfor_failures if d.student(v).error) \
@@ -164,9 +173,8 @@ def gradient_does_not_flow(d: Diagnosis) -> None:
                 continue
             text = None
             if none_errors and not none_outputs:  # the symptom is downstream: say it is the consequence
-                text = (f"{describe(pitfall).what}; the {none_errors[0].type} your code raises "
-                        f"(\"{headline(none_errors[0])[:160]}\") is its consequence: a gradient that is None "
-                        "reached an operation that needs a tensor")
+                text = (f"{describe(pitfall).what}; {d.raises(none_errors[0])} is its consequence: a gradient "
+                        "that is None reached an operation that needs a tensor")
             d.name(pitfall, text=text, where=where)
             break
     if d.wrong and d.located("tape-outside-context") and not d.found:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from autograder.judge.cases import CaseVerdict, Verdict, describe_error, judge_case
 from autograder.judge.diagnose import diagnose
 from autograder.load.cells import SubmissionSource
-from autograder.model.course import ADVISORY, Assignment, Case, Exercise
+from autograder.model.course import ADVISORY, DIAGNOSTIC, Assignment, Case, Exercise
 from autograder.model.outcomes import ErrorInfo, TaskOutcome
 from autograder.model.results import Advice, CaseReport, ExerciseResult, Status, SubmissionResult
 
@@ -50,14 +50,16 @@ def evaluate_exercise(evidence: ExerciseEvidence) -> ExerciseResult:
         return ExerciseResult(exercise.id, 0.0, exercise.points, Status.ERROR, [],
                               f"`{exercise.id}` is {evidence.defined}; define it with "
                               f"`def {exercise.id}({', '.join(exercise.params)}):`", cases_total=total)
-    every = [judge_case(exercise, case, student, reference)
+    every = [judge_case(exercise, case, student, reference, evidence.source)
              for case, student, reference in zip(evidence.cases, evidence.student, evidence.reference)]
     verdicts = [v for v in every if v.case.graded]  # only these earn (or cost) points
     total_weight = sum(v.case.weight for v in verdicts)
     passed_weight = sum(v.case.weight for v in verdicts if v.passed)
     score = exercise.points * passed_weight / total_weight if total_weight else 0.0
-    # Diagnostic cases tell mistakes apart; advisory ones only give advice, never a pitfall.
-    explanations = diagnose(evidence, [v for v in every if v.case.kind != ADVISORY])
+    # Diagnostic cases tell mistakes apart, once a graded case failed (before, the grader skips them: they
+    # cannot matter, ``judge.plan``); advisory ones only give advice, never a pitfall.
+    failed = not all(v.passed for v in verdicts)
+    explanations = diagnose(evidence, [v for v in every if v.case.graded or (v.case.kind == DIAGNOSTIC and failed)])
     pitfalls = [e.pitfall for e in explanations]
     if "no-custom-gradient" in pitfalls:
         score = min(score, exercise.points * NO_CUSTOM_GRADIENT_CAP)

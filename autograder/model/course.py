@@ -16,6 +16,8 @@ importing TensorFlow: probes import it inside their body.
 """
 from __future__ import annotations
 
+import hashlib
+import hmac
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -123,9 +125,13 @@ class Exercise:
     scope: Scope = field(default_factory=Scope)  # what its graded cases may be (a test checks every one)
 
     def cases(self, seed: int) -> list[Case]:
-        """The cases for a run: fixed edge cases plus random ones drawn from ``seed``."""
-        # Each exercise draws from its own stream, so adding one does not move the others.
-        stream = np.random.default_rng([seed, _stable_hash(self.id)])
+        """The cases for a run: fixed edge cases plus random ones drawn from the course's secret ``seed``."""
+        return self.cases_from_key(case_key(seed, self.id))
+
+    def cases_from_key(self, key: bytes) -> list[Case]:
+        """The cases drawn from this exercise's own key (``case_key``): a process that holds only the key (a
+        cluster's worker) builds the same cases as the one that holds the secret, and learns nothing else."""
+        stream = np.random.default_rng(int.from_bytes(key, "big"))
         cases = self.make_cases(stream)
         ids = [case.id for case in cases]
         if len(set(ids)) != len(ids):
@@ -156,9 +162,15 @@ class Assignment:
         return next(exercise for exercise in self.exercises if exercise.id == exercise_id)
 
 
-def _stable_hash(text: str) -> int:
-    """A hash that does not change between runs (Python's str hash does)."""
-    value = 0
-    for char in text.encode("utf-8"):
-        value = (value * 131 + char) % (2**31 - 1)
-    return value
+CASE_KEY_LABEL = "tf-autodiff-autograder cases v2: "
+
+
+def case_key(secret: int, exercise_id: str) -> bytes:
+    """An exercise's key, derived one way from the course's secret (HMAC-SHA256, keyed by the secret): each
+    exercise draws from its own stream, so adding one does not move the others, and neither the key nor the
+    cases drawn from it tell anything of the secret or of another exercise's cases. Exercise ids are unique
+    across the course (the contract), so the id alone names the exercise. Only trusted processes derive it:
+    the secret never reaches a process that runs student code (CURRICULUM.md, "The course secret stays with
+    the grader")."""
+    return hmac.new(str(int(secret)).encode("ascii"), (CASE_KEY_LABEL + exercise_id).encode("utf-8"),
+                    hashlib.sha256).digest()

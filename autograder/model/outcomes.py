@@ -20,6 +20,7 @@ class RunStatus(str, Enum):
     CRASHED = "crashed"  # the process died (a signal, an exit, a broken protocol)
     MEMORY = "memory"  # over the memory limit (the parent's watch, an allocation that failed, the OOM killer)
     NOT_RUN = "not-run"  # an earlier case of the same exercise stopped the child
+    SKIPPED = "skipped"  # could not matter: a diagnostic case with no graded failure, an advisory one after one
 
     def __str__(self) -> str:
         return self.value
@@ -27,8 +28,9 @@ class RunStatus(str, Enum):
     __format__ = str.__format__
 
 
-# Outcomes that depend only on the cases, never on the machine's load: the ones a cache may keep.
-DETERMINISTIC = frozenset({RunStatus.OK, RunStatus.ERROR})
+# Outcomes that depend only on the cases, never on the machine's load: the ones a cache may keep (a case is
+# skipped for what the graded cases' outcomes were).
+DETERMINISTIC = frozenset({RunStatus.OK, RunStatus.ERROR, RunStatus.SKIPPED})
 
 
 @dataclass(frozen=True)

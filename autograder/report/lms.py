@@ -25,12 +25,14 @@ from dataclasses import dataclass, field
 
 from autograder.model.results import SubmissionResult
 from autograder.report.numbers import number
-from autograder.report.safe_text import line, spreadsheet
+from autograder.report.safe_text import FORMULA_STARTS, line, spreadsheet
 
 CANVAS_ASSIGNMENT = re.compile(r"\A(.*)\s\((\d+)\)\Z")  # Canvas's "Name (id)" header
 CANVAS_POINTS_ROW = "Points Possible"
-# Identifiers are written as exported (an import matches on them); names and sections, which students or
-# anyone may have typed, are neutralised as spreadsheet formulas (OWASP's CSV injection guidance).
+# Identifiers are written as exported (an import matches on them); every other cell is neutralised as a
+# spreadsheet formula (OWASP's CSV injection guidance). A row whose identifier a spreadsheet would run as a
+# formula (a student's own editable e-mail address "=HYPERLINK(...)@example.com") cannot be both neutralised
+# and matched: it is left out, and a note says whose points to enter by hand.
 IDENTIFIERS = {"ID", "SIS User ID", "SIS Login ID", "Integration ID", "Username", "ID number", "Email address"}
 
 
@@ -151,6 +153,7 @@ def fill_roster(layout: Layout, roster: str, results: list[SubmissionResult], co
     best, notes = best_per_student(results)
     filled = Filled("", title, notes=notes)
     scores: dict[int, str] = {}
+    owners: dict[int, str] = {}  # roster row -> the graded student it holds the points of
     for student, result in sorted(best.items()):
         found = _match(student, students, fields)
         if found is None:
@@ -161,6 +164,7 @@ def fill_roster(layout: Layout, roster: str, results: list[SubmissionResult], co
             filled.notes.append(f"{line(student)} matches a roster row already filled: left as it was")
             continue
         scores[index] = number(result.score)
+        owners[index] = student
         filled.matched[student] = by
     filled.without_submission = [" ".join(row.get(n, "") for n in layout.name_columns).strip()
                                  or row.get(fields[0], "?") for i, row in enumerate(students) if i not in scores]
@@ -169,13 +173,26 @@ def fill_roster(layout: Layout, roster: str, results: list[SubmissionResult], co
                                                                                     if c in layout.leading]
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow([*kept, title])
+    writer.writerow([spreadsheet(c) for c in [*kept, title]])
     if layout.canvas_rules:
         maximum = max((r.max_score for r in results), default=0.0)
         marker = (points or {}).get(header[0], "") or f"    {CANVAS_POINTS_ROW}"
-        writer.writerow([marker, *[(points or {}).get(c, "") for c in kept[1:]], number(maximum)])
+        writer.writerow([marker, *[spreadsheet((points or {}).get(c, "")) for c in kept[1:]], number(maximum)])
     for index, row in enumerate(students):
+        formulas = [c for c in kept if c in IDENTIFIERS and row.get(c, "").startswith(FORMULA_STARTS)]
+        if formulas:
+            filled.matched.pop(owners.get(index, ""), None)
+            _refuse(filled, layout, row, formulas, scores.get(index))
+            continue
         writer.writerow([row.get(c, "") if c in IDENTIFIERS else spreadsheet(row.get(c, "")) for c in kept]
                         + [scores.get(index, "")])
     filled.text = buffer.getvalue()
     return filled
+
+
+def _refuse(filled: Filled, layout: Layout, row: dict[str, str], formulas: list[str], points: str | None) -> None:
+    """Leave a roster row out: an identifier of it would run as a formula, and neutralised it would not match."""
+    name = " ".join(row.get(n, "") for n in layout.name_columns).strip() or "a student"
+    filled.notes.append(f"the roster row of {line(name)} is left out of the file: its {', '.join(formulas)} starts "
+                        "with a character a spreadsheet runs as a formula (=, +, -, @, a tab or a carriage return; "
+                        f"OWASP), and the import must match it as it is: enter {points or 'its points'} by hand")

@@ -6,6 +6,10 @@ in a code block). What a student controls (a file name, an exception's message, 
 never reaches the page as Markdown or HTML: code and messages go into fenced blocks whose fence is longer
 than any run of backticks inside them, and inline text is escaped character by character (CommonMark's
 backslash escapes), so that ``<img src=x onerror=...>`` in a message shows as text on every renderer.
+GitHub also links ``@name`` (a mention: a notification to that user) and ``#123`` (an issue) in rendered text,
+backslash or not: a zero-width space after every ``@`` and ``#`` of inline text (``ZERO_WIDTH``, as Renovate
+does in the bodies it writes) leaves them inert, in Markdown and in HTML alike; code spans and fenced blocks
+are never linked.
 """
 from __future__ import annotations
 
@@ -23,11 +27,18 @@ _LINE_START = re.compile(r"^(\s*)(?:([#>+\-=])|(\d+)([.)]))")
 _AUTOLINK = re.compile(r"(?<=[A-Za-z]):(?=//)|(?<=w)\.(?=\w)")
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")  # the judge's own `code`; a student's backticks never pair across
 _BACKTICKS = re.compile("`+")
+_MENTION = re.compile("[@#]")  # GitHub's mentions (@name) and issue links (#123, owner/repo#123)
+ZERO_WIDTH = "\u200b"  # GitHub links nothing after it; a character, not a reference, so no escaping breaks it
 STATUS_MARKS = {Status.PASSED: "✅", Status.PARTIAL: "🟡"}
 
 
 def _plain(value: str) -> str:
-    return _AUTOLINK.sub(lambda m: "\\" + m.group(), _INLINE_SPECIAL.sub(r"\\\1", value))
+    return unlinked(_AUTOLINK.sub(lambda m: "\\" + m.group(), _INLINE_SPECIAL.sub(r"\\\1", value)))
+
+
+def unlinked(value: str) -> str:
+    """Text in which GitHub links no ``@name`` and no ``#123`` (before or after escaping it)."""
+    return _MENTION.sub(lambda match: match.group() + ZERO_WIDTH, value)
 
 
 def inline(value: object) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 
 from autograder.model.results import SubmissionResult
-from autograder.report.markdown import points_table, submission_markdown
+from autograder.report.markdown import points_table, submission_markdown, unlinked
 from autograder.report.numbers import number
 from autograder.report.safe_text import line
 
@@ -27,7 +27,8 @@ def step_summary(results: list[SubmissionResult], fail_under: float | None = Non
                     if below else f"Every submission has at least {number(fail_under)} points.")
     text = "\n\n".join([*head, points_table(results)]) + "\n"
     for result in results:
-        label = html.escape(f"Feedback: {line(result.student)} ({number(result.score)} / {number(result.max_score)})")
+        label = html.escape(unlinked(f"Feedback: {line(result.student)} ({number(result.score)} / "
+                                     f"{number(result.max_score)})"))
         text += f"\n<details><summary>{label}</summary>\n\n" + submission_markdown(result, level=3) + "\n</details>\n"
     if len(text) > SUMMARY_LIMIT:
         text = text[:SUMMARY_LIMIT - 200].rstrip() + "\n\n_(cut here: the run's log has all the feedback)_\n"

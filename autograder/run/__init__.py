@@ -5,12 +5,16 @@
 - ``probe``: a probe run on one function, its outcome encoded; also used by the students' self-check.
 - ``wire``: the one codec for values, errors, outcomes and records (child, parent, cache, public answers).
 - ``isolation``, ``container``: the child's limits and containment; the machine's memory controller.
-- ``supervisor``: the parent's view of one submission's children; ``scheduler``: many at once.
-- ``tasks``: what the parent asks of a child; ``processes``: /proc, uids, killing a uid's processes.
+- ``supervisor``: the parent's view of one submission's children (``watch``: their processes and memory);
+  ``scheduler``: many at once; ``channel``: the parent's never-blocking end of a child's socket.
+- ``tasks``: what the parent asks of a child; ``handing``: each task handed over with its one case, in the
+  parent's order; ``processes``: /proc, uids, killing a uid's processes.
+- ``hidden``: whether a folder of the grader's lies in a child's sight (none is ever named to a child).
 
 The trust boundary runs through this package: ``child``, ``probe``, ``wire``, ``tasks``, ``isolation``
 and the course's child side run with student code; the parent side (``supervisor``, ``scheduler``,
-``forkserver``'s client) never imports TensorFlow and trusts no byte a child sends.
+``forkserver``'s client, ``handing``) never imports TensorFlow and trusts no byte a child sends. No child
+holds the course's secret or a case before its task starts (``handing``).
 
 May import: ``autograder.model``, ``autograder.config``, ``autograder.course`` (its child side).
 """

@@ -26,7 +26,7 @@ from autograder.course import all_assignments, assignment_by_id, mistake_impleme
 from autograder.run import capture, wire  # noqa: E402
 from autograder.run.isolation import contain  # noqa: E402
 from autograder.run.probe import describe_exception, parameters, probe_outcome  # noqa: E402
-from autograder.run.tasks import STUDENT, ChildJob  # noqa: E402
+from autograder.run.tasks import ChildJob, Task  # noqa: E402
 
 all_assignments()  # the exercise modules too, for the same reason
 
@@ -66,7 +66,8 @@ def student_file(filename: str) -> str | None:
 
 
 def child_main(connection, job: ChildJob) -> None:
-    """Entry point of the child process (forked by the fork server)."""
+    """Entry point of the child process (forked by the fork server): contain it, run the cells, then run the
+    tasks the parent hands over one at a time, each with its one case, until the parent says it is done."""
     os.setsid()  # its own process group: the parent can kill everything it starts
     workdir = job.workdir
     os.chdir(workdir)
@@ -82,18 +83,22 @@ def child_main(connection, job: ChildJob) -> None:
 
     send({"event": "contained", "measures": applied})
     assignment = assignment_by_id(job.assignment)
-    # Drawn before the first cell runs: student code cannot change how they are drawn.
-    cases = job.cases if job.cases is not None else {e.id: e.cases(job.seed) for e in assignment.exercises}
-    namespace = _load(job, send) if any(t.implementation == STUDENT for t in job.tasks[job.start:]) else {}
-    for number in range(job.start, len(job.tasks)):
-        task = job.tasks[number]
-        exercise = assignment.exercise(task.exercise)
-        send({"event": "task-start", "task": number})
+    namespace = _load(job, send) if job.load else {}
+    # No case exists in this process before this point: each comes with its task, after every cell has run,
+    # and only the one the next call runs on (CURRICULUM.md, "The course secret stays with the grader").
+    while (order := wire.loads(connection.recv_bytes()))["event"] == "task":
+        number, exercise = order["task"], assignment.exercise(order["exercise"])
+        task = Task(exercise.id, order["case"], order["implementation"])
         if task.mistake is None:
             function = namespace.get(exercise.id)
-        else:  # a reference's job: no student code runs here, so the trusted models may be imported
+        elif job.trusted:  # a reference's job: no student code runs here, so the trusted models may be imported
             function = mistake_implementation(job.assignment, exercise, task.mistake)
-        outcome = probe_outcome(exercise, function, cases[task.exercise][task.case_index].args, student_file)
+        else:
+            raise RuntimeError("a mistake model asked of a student's child")
+        args = wire.decode_args(order.pop("args"))
+        del order
+        outcome = probe_outcome(exercise, function, args, student_file)
+        del args, function
         send({"event": "task-result", "task": number, "outcome": outcome})
     send({"event": "done"})
     connection.close()

@@ -7,8 +7,10 @@ imports exactly what a student's child may hold (``autograder.run.child`` and wh
 cache), so nothing in a student's memory or ``sys.modules`` is a correct implementation.
 
 Protocol, over a Unix socket pair that only the parent holds (children close their copy at once): the
-parent sends an 8-byte request with three file descriptors: the write end of the child's result pipe and
-of its status pipe, and a memfd holding the pickled ``ChildJob`` (trusted direction). The server never
+parent sends an 8-byte request with three file descriptors: the child's end of its own socket (events to
+the parent, and from the parent each task with its one case, after every cell has run: ``channel``), the
+write end of its status pipe, and a memfd holding the pickled ``ChildJob`` (trusted direction; it holds no
+case, no seed and no path of the grader's). The server never
 reads the job: the child reads it after the fork, so the server's memory, which every child inherits,
 never holds another child's job (a classmate's code, the list of their paths). The server forks; the child
 runs ``child.child_main``; the server answers the child's pid, and when it reaps the child it writes the
@@ -47,9 +49,10 @@ import traceback
 from multiprocessing.connection import Connection, wait
 
 from autograder.config import KIT_ROOT, fork_server_environment
+from autograder.run.channel import Channel
 from autograder.run.linux import PR_SET_CHILD_SUBREAPER, not_dumpable, prctl
 
-REQUEST = b"fork-v2\n"  # 8 bytes: sent whole
+REQUEST = b"fork-v3\n"  # 8 bytes: sent whole
 PID = struct.Struct("!q")
 STATUS = struct.Struct("!i")
 CREDENTIALS = struct.Struct("iII")  # struct ucred: pid, uid, gid
@@ -61,11 +64,11 @@ class ForkServerError(RuntimeError):
 
 
 class Child:
-    """The parent's handle on one child: its pid, its result connection and its exit status."""
+    """The parent's handle on one child: its pid, its socket (``channel``) and its exit status."""
 
-    def __init__(self, pid: int, connection: Connection, sentinel: int):
+    def __init__(self, pid: int, channel: Channel, sentinel: int):
         self.pid = pid
-        self.connection = connection
+        self.channel: Channel | None = channel
         self.sentinel = sentinel  # readable once the child has exited (its exit code) or the server died
         self._exitcode: int | None = None
         self._ended = False
@@ -101,10 +104,10 @@ class Child:
         return self._exitcode
 
     def close(self) -> None:
-        """Release the child's pipes (the child itself is the server's to reap)."""
-        if self.connection is not None:
-            self.connection.close()
-            self.connection = None
+        """Release the child's socket and pipe (the child itself is the server's to reap)."""
+        if self.channel is not None:
+            self.channel.close()
+            self.channel = None
         if self.sentinel >= 0:
             os.close(self.sentinel)
             self.sentinel = -1
@@ -149,7 +152,8 @@ class ForkServer:
     def fork(self, job) -> Child:
         """A new child running ``job``; the first call waits for the server's imports."""
         self.start()
-        result_r, result_w = os.pipe()
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        result_w = theirs.detach()
         status_r, status_w = os.pipe()
         job_fd = os.memfd_create("autograder-job", os.MFD_CLOEXEC)
         try:
@@ -158,13 +162,13 @@ class ForkServer:
             socket.send_fds(self._socket, [REQUEST], [result_w, status_w, job_fd])
             pid = PID.unpack(_receive(self._socket, PID.size))[0]
         except (OSError, EOFError) as error:
-            os.close(result_r)
+            mine.close()
             os.close(status_r)
             raise ForkServerError(f"the fork server stopped ({error}){self._last_words()}") from None
         finally:
             for descriptor in (result_w, status_w, job_fd):
                 os.close(descriptor)
-        return Child(pid, Connection(result_r, writable=False), status_r)
+        return Child(pid, Channel(mine), status_r)
 
     def _last_words(self) -> str:
         if self._log is None:
@@ -249,7 +253,7 @@ def serve(fd: int) -> None:
                     os.close(each)
                 job = pickle.loads(_read_all(job_fd))  # the parent's job, read in the child only
                 os.close(job_fd)
-                child.child_main(Connection(result_w, readable=False), job)
+                child.child_main(Connection(result_w), job)
             except BaseException:  # noqa: BLE001  (the child's own output, for whoever debugs the grader)
                 traceback.print_exc()
                 sys.stderr.flush()

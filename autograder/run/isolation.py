@@ -42,7 +42,6 @@ class Containment:
     open_files: int = 512
     processes: int = 512  # threads count too, and TensorFlow starts a few dozen
     uid: int | None = None  # run as this unprivileged user when the grader is root
-    hidden: tuple[str, ...] = ()  # the solutions and the cache, covered if still in sight (never classmates)
     network: bool = False
     scratch_bytes: int = 256 * 2**20  # the one scratch tmpfs (/tmp, /var/tmp, /dev/shm): at most memory / 8
     private_files: bool = False  # the parent keeps a cache the child must not reach: refuse to run without
@@ -72,7 +71,7 @@ def contain(workdir: str, settings: Containment) -> list[str]:
     keep, package, files = needed_paths(), package_folder(), package_files()
     private = False
     if got["mounts"]:
-        view = mounts.private_view(keep, package, files, settings.scratch, settings.hidden)
+        view = mounts.private_view(keep, package, files, settings.scratch)
         applied += view
         private = any(m.startswith("the kit's package") for m in view) and not any("refused" in m for m in view)
         if any(m.startswith("one scratch") for m in view):
@@ -151,14 +150,15 @@ def _below(path: str, folder: str) -> bool:
 INSTALLED_PACKAGES = ("site-packages", "dist-packages")  # a virtual environment's, even one inside the checkout
 
 
-def needed_paths() -> list[str]:
-    """What the child reads besides the system: Python's installation and the directories on its path, but
-    never a checkout of the kit (the package's own files are bound back one by one: ``package_files``)."""
+def needed_paths(search: list[str] | None = None) -> list[str]:
+    """What the child reads besides the system: Python's installation and the directories on its path
+    (``search``, default: this process's ``sys.path``), but never a checkout of the kit (the package's own
+    files are bound back one by one: ``package_files``)."""
     prefixes = {os.path.realpath(p) for p in (sys.base_prefix, sys.prefix) if p}
     root = os.path.realpath(KIT_ROOT)
     checkout = not any(_below(root, prefix) for prefix in prefixes)
     keep = set()
-    for path in (*prefixes, *sys.path):
+    for path in (*prefixes, *(sys.path if search is None else search)):
         if not path or not os.path.isdir(path):
             continue
         path = os.path.realpath(path)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import shutil
 import sys
 import tempfile
+import time
+from multiprocessing.connection import wait
 
 from autograder.run import wire
 from autograder.run.forkserver import ForkServer
@@ -25,12 +27,14 @@ def child_measures(timeout: float = 120) -> list[str]:
     workdir = tempfile.mkdtemp(prefix="autograder-")
     try:
         containment = Containment(uid=sandbox_uid(0) if can_become() else None)
-        child = server.fork(ChildJob("custom_gradients", cells=[], tasks=[], cases=None, workdir=workdir, seed=0,
+        child = server.fork(ChildJob("custom_gradients", cells=[], load=False, workdir=workdir,
                                      containment=containment))
-        if child.connection.poll(timeout):
-            message = wire.loads(child.connection.recv_bytes(wire.MAX_MESSAGE_BYTES))
-            if message.get("event") == "contained":
-                return [wire.text(m, "measure") for m in wire.as_list(message.get("measures"))]
+        deadline = time.monotonic() + timeout
+        while not child.channel.at_end and wait([child.channel], max(0.0, deadline - time.monotonic())):
+            for data in child.channel.receive(wire.MAX_MESSAGE_BYTES)[:1]:
+                message = wire.loads(data)
+                return [wire.text(m, "measure") for m in wire.as_list(message.get("measures"))] \
+                    if message.get("event") == "contained" else []
         return []
     finally:
         server.stop()

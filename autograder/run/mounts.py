@@ -2,7 +2,8 @@
 
 Called in the child (root, or root of its own user namespace) after ``unshare(CLONE_NEWNS)``. Everything
 is built from empty tmpfs mounts and read-only bind mounts of what the child needs, so what it sees is an
-allowlist, and no list of what to hide (a classmate's folder, a solutions folder) is needed or sent:
+allowlist, and no list of what to hide (a classmate's folder, the solutions, the cache) is needed or sent
+(the parent refuses a solutions or cache folder that lies inside it: ``hidden``):
 
 - every top-level folder that is not the system's (``/home``, ``/root``, ``/work``, ``/srv``, ``/opt``,
   ``/mnt``, ``/autograder``...) and the shared ``/run`` and ``/var`` are covered with an empty read-only
@@ -79,8 +80,7 @@ class View:
                 self.failed.append(target)
 
 
-def private_view(keep: list[str], package: str, package_files: list[str], scratch_bytes: int,
-                 hidden: tuple[str, ...] = ()) -> list[str]:
+def private_view(keep: list[str], package: str, package_files: list[str], scratch_bytes: int) -> list[str]:
     """Build the child's view (see the module's docstring); return the measures it achieved."""
     handles = {path: os.open(path, os.O_PATH | os.O_CLOEXEC) for path in {*keep, *package_files}
                if os.path.exists(path)}
@@ -104,9 +104,6 @@ def private_view(keep: list[str], package: str, package_files: list[str], scratc
             view.read_only.append("/dev/mqueue")
         if _package(view, package, package_files, handles):
             applied.append(f"the kit's package shows {len(package_files)} files of the child's modules only")
-        hidden_now = sum(_hide(view, path) for path in hidden)
-        if hidden_now:
-            applied.append(f"{hidden_now} paths hidden")
         view.finish()
     finally:
         for handle in handles.values():

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import atexit
+import selectors
 import time
-from multiprocessing.connection import wait
 from typing import Iterable, Iterator
 
 from autograder.run.forkserver import ForkServer
@@ -57,10 +57,12 @@ def run_all(runs: Iterable[SubmissionRun], jobs: int = 1) -> Iterator[Submission
             run = pending.pop(0)
             run.start(server, free_slots.pop(0))
             active.append(run)
-        ready = wait([w for run in active for w in run.waitables()], TICK_SECONDS)
+        ready, writable = _wait(active)
         now = time.monotonic()
         for run in list(active):
-            if run.child is not None and run.child.connection in ready:
+            if run.child is not None and run.child.channel in writable:
+                run.flush()  # the rest of a task's case, now that the child takes it
+            if run.child is not None and run.child.channel in ready:
                 run.pump()
             if run.child is not None and run.child.sentinel in ready:
                 run.on_exit()
@@ -72,3 +74,22 @@ def run_all(runs: Iterable[SubmissionRun], jobs: int = 1) -> Iterator[Submission
                 yield run
             elif run.child is None:
                 run.start(server, run.slot)
+
+
+def _wait(active: list[SubmissionRun]) -> tuple[set, set]:
+    """What is readable (a child's socket or exit) and writable (a socket a case waits on), within a tick."""
+    with selectors.PollSelector() as selector:
+        wanted: dict[object, int] = {}
+        for run in active:
+            for each in run.waitables():
+                wanted[each] = wanted.get(each, 0) | selectors.EVENT_READ
+            for each in run.writing():
+                wanted[each] = wanted.get(each, 0) | selectors.EVENT_WRITE
+        if not wanted:
+            time.sleep(TICK_SECONDS)
+            return set(), set()
+        for each, events in wanted.items():
+            selector.register(each, events)
+        ready = selector.select(TICK_SECONDS)
+    return ({key.fileobj for key, events in ready if events & selectors.EVENT_READ},
+            {key.fileobj for key, events in ready if events & selectors.EVENT_WRITE})

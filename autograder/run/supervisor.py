@@ -1,51 +1,60 @@
 """The parent's view of one submission being graded: its child, its messages, its limits, across restarts.
 
-The trusted parent never imports TensorFlow: it reads plain data from the child (``wire``), watches its
-time and memory, and starts a new child after a crash or a timeout so that one bad case costs only that
-case (and the later cases of the same exercise, which would most likely fail the same way).
+The trusted parent never imports TensorFlow: it reads plain data from the child (``wire``), hands it one
+task at a time with that task's case (``handing``), watches its time and memory, and starts a new child
+after a crash or a timeout so that one bad case costs only that case (and the later cases of the same
+exercise, which would most likely fail the same way). It decides which task comes next: a case that cannot
+matter (``wanted``: the pipeline's judgement) is skipped, never run.
 """
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 import time
 from dataclasses import replace
+from typing import Callable
 
 from autograder.config import GiB, Limits
 from autograder.model.outcomes import CellOutput, RunRecord, RunStatus, TaskOutcome
 from autograder.run import wire
-from autograder.run.container import describe_limit, memory_limit, oom_kills
+from autograder.run.channel import FrameTooLarge
+from autograder.run.container import oom_kills
 from autograder.run.forkserver import Child, ForkServer
+from autograder.run.handing import CaseBook, run_order
 from autograder.run.namespaces import can_become
-from autograder.run.isolation import CONTAINMENT_FAILED
-from autograder.run.processes import (descendants, kill_everything_of, memory_bytes, processes_of, sandbox_uid,
-                                      scratch_bytes, signal_name, tasks_of)
-from autograder.run.tasks import ChildJob
+from autograder.run.processes import sandbox_uid
+from autograder.run.tasks import ChildJob, Task
+from autograder.run.watch import Watched
 
 MAX_LOAD_RESTARTS = 5
 MAX_RECEIVED_BYTES = 256 * 2**20  # all a submission's children may send: the parent's memory per submission
 LEFT_RUNNING = 32  # threads and processes an exercise's code may leave behind before the next runs afresh
 MAX_OUTPUT_CHARS = 32 * 2**20  # what a notebook's cells may show in all (nbgrader's notebook), images included
 MEMORY_ERRORS = {"MemoryError", "ResourceExhaustedError"}
-SIGXCPU, SIGKILL = 24, 9
+STOPPED = ("the submission's process stopped between two cases (it crashed, exited, ran out of a limit or "
+           "broke the grader's protocol)")  # what a note says once a hidden case was handed: nothing chosen
 
 
-class SubmissionRun:
+class SubmissionRun(Watched):
     """One submission (or reference) through its children, to a finished ``RunRecord``."""
 
-    def __init__(self, key, job: ChildJob, limits: Limits, time_limits: list[float]):
+    def __init__(self, key, job: ChildJob, tasks: list[Task], book: CaseBook, limits: Limits,
+                 time_limits: list[float], wanted: Callable[[int, RunRecord], bool] | None = None):
         self.key = key
         self.job = job
+        self.tasks = tasks
+        self.book = book
         self.limits = limits
         self.time_limits = time_limits  # per task
+        self.wanted = wanted  # whether a task can still matter, given the record so far (None: every task)
+        # The reference's children run in the tasks' order; a student's, public cases first (``handing``).
+        self.order = list(range(len(tasks))) if job.trusted else run_order(tasks, book)
         self.record = RunRecord()
         self.started: float | None = None  # when its first child started: waiting in the queue is not its time
         self.child: Child | None = None
         self.current_task: int | None = None
         self.current_cell: int | None = None
         self.deadline = 0.0
-        self.next_start = 0
         self.skip_cells: set[int] = set()
         self.load_restarts = 0
         self.finished = False
@@ -63,10 +72,12 @@ class SubmissionRun:
         # What the parent expects next from the current child (deadlines belong to the parent: a message can
         # only move the child forward, once, never re-arm a limit).
         self._cells_pending: list[int] = []
-        self._next_task = 0
         self._needs_load = False
         self._loaded_now = False
         self._contained = False
+        self._finishing = False  # the child was told that no task is left
+        self._handed = False  # a case was handed to a child of this run
+        self._hidden_handed = False  # a hidden case was (from then on, notes carry nothing a child chose)
         self._outputs_seen: set[int] = set()  # cells whose outputs the current child sent
         self._output_chars = 0
 
@@ -75,7 +86,9 @@ class SubmissionRun:
         self.slot = slot
         self.uid = sandbox_uid(slot) if can_become() else None
         self.workdir = tempfile.mkdtemp(prefix="autograder-")
-        job = replace(self.job, start=self.next_start, skip_cells=frozenset(self.skip_cells),
+        self._needs_load = any(task.mistake is None and number not in self.record.outcomes
+                               for number, task in enumerate(self.tasks))
+        job = replace(self.job, load=self._needs_load, skip_cells=frozenset(self.skip_cells),
                       containment=replace(self.job.containment, uid=self.uid), workdir=self.workdir)
         self.oom_kills_before = oom_kills()
         self.child = server.fork(job)  # the first one waits for the fork server's import: not the submission's time
@@ -87,8 +100,7 @@ class SubmissionRun:
         self._closed = False
         self._stopping = False
         self._cells_pending = [index for index, _, _ in self.job.cells if index not in self.skip_cells]
-        self._next_task = self.next_start
-        self._needs_load = any(task.mistake is None for task in self.job.tasks[self.next_start:])
+        self._finishing = False
         self._loaded_now = False
         self._contained = False
         self._baseline: int | None = None  # the child's threads and processes before any student code
@@ -98,11 +110,21 @@ class SubmissionRun:
         self.deadline = time.monotonic() + self.limits.load_seconds
 
     def waitables(self) -> list:
+        """What to wait on for reading: the child's socket (until it closed its end: at EOF it would stay
+        readable and the wait would spin) and its exit."""
         if self.child is None:
             return []
-        # A connection the child has closed stays readable (at EOF) until the child is gone: waiting on it
-        # would spin. From then on only the child's exit is awaited.
-        return [self.child.sentinel] if self._closed else [self.child.connection, self.child.sentinel]
+        channel = None if self._closed else self.child.channel
+        return [self.child.sentinel] if channel is None else [channel, self.child.sentinel]
+
+    def writing(self) -> list:
+        """What to wait on for writing: the child's socket, while a task's case waits to be taken."""
+        channel = self.child.channel if self.child is not None else None
+        return [channel] if channel is not None and channel.pending and not self._closed else []
+
+    def flush(self) -> None:
+        if self.child is not None and self.child.channel is not None:
+            self.child.channel.flush()
 
     def submission_deadline(self) -> float:
         return self.started + self.limits.submission_seconds
@@ -114,21 +136,23 @@ class SubmissionRun:
         Any exception while reading or decoding what a child sent is that child's violation: it ends this
         submission's task (or its load) with a message, never the grader's run.
         """
-        if self.child is None or self.child.connection is None:
+        if self.child is None or self.child.channel is None:
             return
         try:
-            while self.child is not None and self.child.connection is not None and self.child.connection.poll():
-                data = self.child.connection.recv_bytes(wire.MAX_MESSAGE_BYTES)
+            channel = self.child.channel
+            for data in channel.receive(wire.MAX_MESSAGE_BYTES):
                 self._received += len(data)
                 if self._received > MAX_RECEIVED_BYTES:
                     raise wire.WireError(f"more than {MAX_RECEIVED_BYTES // 2**20} MiB of answers")
                 self._handle(wire.loads(data))
-        except (EOFError, ConnectionError):
-            self._closed = True
+                if self.child is None or self.child.channel is not channel:
+                    return  # the child was replaced (what an exercise left running): the rest is the old one's
+            if channel.at_end:
+                self._closed = True
         except Exception as error:  # noqa: BLE001  (see the docstring)
             if self._stopping:
                 return  # it is being stopped already: the rest of what it sent is not read
-            reason = str(error) if isinstance(error, (wire.WireError, OSError)) else type(error).__name__
+            reason = str(error) if isinstance(error, (wire.WireError, FrameTooLarge)) else type(error).__name__
             self._stop_child(f"the submission's process broke the grader's protocol ({reason})", RunStatus.CRASHED)
 
     def _handle(self, message: dict) -> None:
@@ -142,6 +166,8 @@ class SubmissionRun:
             self._contained = True
             self.measures = [wire.text(m, "measure") for m in measures]
             self._baseline = self._family_tasks()  # before any student code runs
+            if not self._needs_load:
+                self._hand_next()
         elif event == "cell-start":
             cell = wire.as_int(message.get("cell"))
             if self._loaded_now or not self._cells_pending or self._cells_pending[0] != cell:
@@ -172,17 +198,12 @@ class SubmissionRun:
                            for e in map(wire.as_dict, errors)]
             if any(cell not in cells for cell, _ in load_errors):
                 raise wire.WireError("an error in a cell the grader did not send")
-            self.record.defined = wire.decode_defined(message.get("defined"))
-            self.record.load_errors = load_errors
+            defined = wire.decode_defined(message.get("defined"))
+            if not self._handed:  # a child started after a case was handed: the first load's words stand
+                self.record.defined, self.record.load_errors = defined, load_errors
             self.record.loaded = self._loaded_now = True
             self.current_cell = None
-        elif event == "task-start":
-            task = wire.as_int(message.get("task"))
-            if task != self._next_task or self.current_task is not None or task >= len(self.job.tasks) \
-                    or (self._needs_load and not self._loaded_now):
-                raise wire.WireError("a task-start that is not the next task's")
-            self.current_task = task
-            self.deadline = now + self.time_limits[task]
+            self._hand_next()
         elif event == "task-result":
             task = wire.as_int(message.get("task"))
             if task != self.current_task or task in self.record.outcomes:
@@ -190,35 +211,63 @@ class SubmissionRun:
             outcome = wire.decode_outcome(message.get("outcome"))
             if outcome.status not in (RunStatus.OK, RunStatus.ERROR):
                 raise wire.WireError("a child reports only results and errors")
+            outcome = replace(outcome, message="")  # a result's words are its error's, never a child's note
             if outcome.status is RunStatus.ERROR and outcome.error.type in MEMORY_ERRORS:
                 # the address-space limit made an allocation fail
                 outcome = replace(outcome, status=RunStatus.MEMORY, message=(
                     f"memory limit of {self.limits.memory_bytes / GiB:g} GiB exceeded ({outcome.error.type})"))
             self.record.outcomes[task] = outcome
             self.current_task = None
-            self._next_task = task + 1
-            self._fresh_child_if_left_running(task)
+            following = self._next_number()
+            if not self._fresh_child_if_left_running(task, following):
+                self._hand_next()
         elif event == "done":
-            if self.current_task is not None or self._next_task != len(self.job.tasks) or self._done_seen:
-                raise wire.WireError("done before the last task")
+            if not self._finishing or self._done_seen:
+                raise wire.WireError("done before the grader said so")
             self._done_seen = True
         else:
-            raise wire.WireError(f"unknown event {event!r}")
+            raise wire.WireError("an event the grader does not know")
 
-    def _fresh_child_if_left_running(self, task: int) -> None:
+    # ---------------------------------------------------------------- handing tasks over
+    def _next_number(self) -> int | None:
+        """The next task to run, in ``order``; the ones that cannot matter are marked skipped on the way."""
+        for number in self.order:
+            if number in self.record.outcomes:
+                continue
+            if self.wanted is not None and not self.wanted(number, self.record):
+                self.record.outcomes[number] = TaskOutcome(RunStatus.SKIPPED, message="skipped: it could not "
+                                                           "change this exercise's feedback")
+                continue
+            return number
+        return None
+
+    def _hand_next(self) -> None:
+        """Hand the child its next task with that task's case only, or tell it that none is left."""
+        number = self._next_number()
+        now = time.monotonic()
+        if number is None:
+            self._finishing = True
+            self.child.channel.send(wire.dumps({"event": "finish"}))
+            self.deadline = now + self.limits.load_seconds  # to say done and exit
+            return
+        task = self.tasks[number]
+        self._handed = True
+        self._hidden_handed = self._hidden_handed or not self.book.case(task).public
+        self.current_task = number
+        self.deadline = now + self.time_limits[number]
+        self.child.channel.send(self.book.task_message(number, task))
+
+    def _fresh_child_if_left_running(self, task: int, following: int | None) -> bool:
         """What an exercise's code left running (threads that hold the process limit, processes) must not run
         into the next exercise's cases: the next exercise then starts in a fresh child (no case is lost)."""
-        following = task + 1
-        if following >= len(self.job.tasks) or self.job.tasks[following].exercise == self.job.tasks[task].exercise:
-            return  # looked at between exercises only: /proc is not free
+        if following is None or self.tasks[following].exercise == self.tasks[task].exercise:
+            return False  # looked at between exercises only: /proc is not free
         if self._baseline is not None and self._family_tasks() > self._baseline + LEFT_RUNNING:
             self._kill()
             self._close()
-            self.next_start = following
             self._release()  # the scheduler starts the next child
-
-    def _family_tasks(self) -> int:
-        return tasks_of([self.child.pid, *descendants(self.child.pid)])
+            return True
+        return False
 
     def check_limits(self, now: float) -> None:
         if self.child is None or not self.child.is_alive():
@@ -228,31 +277,13 @@ class SubmissionRun:
                              RunStatus.TIMEOUT, whole_submission=True)
         elif now > self.deadline:
             if self.current_task is not None:
-                exercise = self.job.tasks[self.current_task].exercise
+                exercise = self.tasks[self.current_task].exercise
                 limit = self.time_limits[self.current_task]
                 self._stop_child(f"timeout after {limit:g} s in {exercise}", RunStatus.TIMEOUT)
             else:
                 self._stop_child(None, RunStatus.TIMEOUT)
         elif self._resident() > self.limits.memory_bytes:
             self._stop_child(f"memory limit of {self.limits.memory_bytes / GiB:g} GiB exceeded", RunStatus.MEMORY)
-
-    def _resident(self) -> int:
-        """The child's memory, plus every process it started and what its scratch tmpfs holds (which no
-        process's memory counts); the family is looked at at most 4 times a second (``processes.memory_bytes``:
-        the pages the children share with the fork server count once, not once per fork)."""
-        own = memory_bytes(self.child.pid)
-        now = time.monotonic()
-        if now - self._family_checked > 0.25:
-            self._family_checked = now
-            family = set(descendants(self.child.pid, max_age=0.2))
-            if self.uid is not None:
-                family |= set(processes_of(self.uid, max_age=0.2))  # even one that left the child's tree
-            family.discard(self.child.pid)
-            # The child reports its containment before any student code runs: whether it has a scratch tmpfs.
-            scratch = scratch_bytes(self.child.pid, self.job.containment.scratch) if any(
-                m.startswith("one scratch tmpfs") for m in self.measures) else 0
-            self._family_bytes = sum(memory_bytes(pid) for pid in family) + scratch
-        return own + self._family_bytes
 
     def on_exit(self) -> None:
         """The child ended: account for it, and decide whether to restart."""
@@ -264,20 +295,7 @@ class SubmissionRun:
         if self._done_seen:
             self._finish()
             return
-        status = RunStatus.CRASHED
-        if code == -SIGXCPU:
-            reason = f"CPU time limit of {self.job.containment.cpu_seconds} s exceeded"
-        elif code == -SIGKILL and self.oom_kills_before is not None and oom_kills() != self.oom_kills_before:
-            # The kernel's, not ours: the machine's or container's memory ran out before our own limit.
-            reason = "out of memory: the system's out-of-memory killer stopped it" + describe_limit(memory_limit())
-            status = RunStatus.MEMORY
-        elif code == CONTAINMENT_FAILED and not self.record.loaded:
-            reason = ("the grader could not contain this submission's process on this machine (its files would "
-                      "not be private), so it did not run it: tell your instructor")
-        elif code is not None and code < 0:
-            reason = f"the process was killed by {signal_name(-code)}"
-        else:
-            reason = f"the process exited with code {code} before grading finished"
+        reason, status = self.exit_reason(code)
         self._account_failure(reason, status)
 
     # ---------------------------------------------------------------- failures
@@ -287,12 +305,14 @@ class SubmissionRun:
         self.pump()
         self._close()
         if whole_submission:
-            for number in range(len(self.job.tasks)):
+            for number in range(len(self.tasks)):
                 self.record.outcomes.setdefault(number, TaskOutcome(RunStatus.TIMEOUT, message=reason))
             self.record.problems.append(reason)
             self._finish()
             return
-        if reason is None:  # a cell of the notebook hung while loading
+        if reason is None and self._finishing:
+            reason = f"the process did not exit within {self.limits.load_seconds:g} s after its last case"
+        elif reason is None:  # a cell of the notebook hung while loading
             reason = f"cell {self.current_cell} did not finish within {self.limits.load_seconds:g} s"
         self._account_failure(reason, status)
 
@@ -300,15 +320,15 @@ class SubmissionRun:
         if self.current_task is not None:
             failed = self.current_task
             self.record.outcomes[failed] = TaskOutcome(status, message=reason)
-            # The other cases of the same implementation and exercise would most likely fail the same way.
-            group = (self.job.tasks[failed].implementation, self.job.tasks[failed].exercise)
-            later = failed + 1
-            while later < len(self.job.tasks) and (self.job.tasks[later].implementation,
-                                                    self.job.tasks[later].exercise) == group:
-                self.record.outcomes.setdefault(
-                    later, TaskOutcome(RunStatus.NOT_RUN, message=f"not run: an earlier case stopped ({reason})"))
-                later += 1
-            self.next_start = later
+            # The other cases of the same implementation and exercise would most likely fail the same way:
+            # those after it in the exercise's own order (whatever order they run in).
+            group = (self.tasks[failed].implementation, self.tasks[failed].exercise)
+            for later in range(failed + 1, len(self.tasks)):
+                if (self.tasks[later].implementation, self.tasks[later].exercise) == group:
+                    self.record.outcomes.setdefault(later, TaskOutcome(
+                        RunStatus.NOT_RUN, message=f"not run: an earlier case stopped ({reason})"))
+        elif self._finishing:
+            pass  # every task has its outcome: nothing is lost
         elif not self.record.loaded and self.current_cell is not None:
             self.record.problems.append(f"cell {self.current_cell} was skipped: {reason}")
             self.skip_cells.add(self.current_cell)
@@ -322,55 +342,31 @@ class SubmissionRun:
         self._next_or_finish()
 
     def _give_up(self, reason: str) -> None:
+        # Between two cases, after a hidden one: why the process stopped may be its own choice (an exit code,
+        # a signal, a message): the note says what happened, in the grader's words only.
+        reason = STOPPED if self._hidden_handed and self.record.loaded else reason
         self.record.problems.append(reason)
-        for number in range(len(self.job.tasks)):
+        for number in range(len(self.tasks)):
             self.record.outcomes.setdefault(number, TaskOutcome(RunStatus.CRASHED, message=reason))
         self._finish()
 
     def _next_or_finish(self) -> None:
-        while self.next_start < len(self.job.tasks) and self.next_start in self.record.outcomes:
-            self.next_start += 1
-        if self.next_start >= len(self.job.tasks):
+        if self._next_number() is None:
             self._finish()
         else:
             self._release()  # the scheduler starts a new child
 
-    def _kill(self) -> None:
-        if self.child is None:
-            return
-        family = descendants(self.child.pid)  # before it dies: then they are orphans, out of its tree
-        self.child.kill()
-        for pid in family:
-            try:
-                os.kill(pid, SIGKILL)
-            except OSError:
-                pass
-        self.child.join(5)
-        self.kill_leftovers()
-
-    def kill_leftovers(self) -> None:
-        """Processes the student started that escaped the child's session: none may outlive it. (In a PID
-        namespace the kernel has ended them all already; this is for the machines that give none.)"""
-        if self.uid is not None:
-            kill_everything_of(self.uid)
-        elif self.child is not None:
-            for pid in descendants(self.child.pid):
-                try:
-                    os.kill(pid, SIGKILL)
-                except OSError:
-                    pass
-
     def _close(self) -> None:
-        """The connection only: the sentinel stays open until the child's exit is read (``_release``)."""
-        if self.child is not None and self.child.connection is not None:
-            self.child.connection.close()
-            self.child.connection = None
+        """The socket only: the sentinel stays open until the child's exit is read (``_release``)."""
+        if self.child is not None and self.child.channel is not None:
+            self.child.channel.close()
+            self.child.channel = None
         if self.workdir:
             shutil.rmtree(self.workdir, ignore_errors=True)  # the captured output and whatever the child left
             self.workdir = ""
 
     def _finish(self) -> None:
-        for number in range(len(self.job.tasks)):
+        for number in range(len(self.tasks)):
             self.record.outcomes.setdefault(number, TaskOutcome(RunStatus.NOT_RUN, message="not run"))
         self.record.seconds = time.monotonic() - self.started
         self.finished = True

@@ -1,12 +1,12 @@
 """What the parent asks a child to do: plain, picklable descriptions, no TensorFlow.
 
 The parent builds a ``ChildJob`` per child start and hands it to the fork server (``forkserver``), which
-forks a child that runs it (``child``). The job travels the trusted direction only.
+forks a child that runs it (``child``); then it hands the child one ``Task`` at a time (``handing``). Both
+travel the trusted direction only.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from autograder.run.isolation import Containment
 
@@ -29,26 +29,20 @@ class Task:
 
 @dataclass
 class ChildJob:
-    """Everything a child needs; sent once from the parent (trusted direction)."""
+    """Everything a child starts with; sent once from the parent (trusted direction), before any cell runs.
+
+    It holds no case, no seed or key of the course and no path of the grader's (its solutions, its cache, a
+    classmate): the parent hands each task, with its one case, over the child's socket when that task starts,
+    after every cell has run (``handing``); what the child's files show is its allowlist (``mounts``)."""
 
     assignment: str
     cells: list[tuple[int, str, str]]  # (cell index, code, filename for tracebacks)
-    tasks: list[Task]
-    cases: dict[str, list[Any]] | None  # exercise id -> its Case list; None: the child draws them from ``seed``
-    start: int = 0  # index of the first task to run (after a restart)
+    load: bool = True  # run the cells (a task of the submission's own functions remains)
+    trusted: bool = False  # a reference's child: it runs mistake models and no student code
     skip_cells: frozenset[int] = frozenset()
     containment: Containment = field(default_factory=Containment)
     workdir: str = ""  # made by the parent for each child start, and removed by it when the child ends
     tf_threads: int = 1
-    # With ``cases`` None, the child draws every exercise's cases from this seed itself, before any student
-    # code runs: the same cases as the parent's (the same code, the same seed), and 1.6 MB less to send
-    # through the fork server for each child (the n = 100,000 scale cases).
-    seed: int | None = None
     # Keep each cell's outputs (streams, displays, the last expression's value) and send them after the cell,
     # for nbgrader's autograded notebook (``run.capture``); the command line asks for none.
     capture_outputs: bool = False
-
-    @property
-    def trusted(self) -> bool:
-        """A job that runs mistake models: a reference's, never a student's (no student code runs in it)."""
-        return any(task.mistake is not None for task in self.tasks)

@@ -1,10 +1,11 @@
 """The one codec: values, errors, task outcomes and run records as plain JSON data, both ways.
 
-Used by the child (encoding what a student's function returned), the parent (decoding a child's messages),
-the reference cache (records kept on disk) and the students' stored public answers (outcomes shipped in
-the wheel). Arrays travel as base64 float64 bytes with a shape. Nothing is unpickled and no object made by
-student code ever reaches the parent: decoding rebuilds fresh ``numpy.ndarray``s of dtype float64 from
-bytes after checking every field's type exactly, and raises ``WireError`` for anything else.
+Used by the child (encoding what a student's function returned), the parent (decoding a child's messages;
+encoding the one case a child is handed when its task starts), the reference cache (records kept on disk)
+and the students' stored public answers (outcomes shipped in the wheel). Arrays travel as base64 float64
+bytes with a shape. Nothing is unpickled and no object made by student code ever reaches the parent:
+decoding rebuilds fresh ``numpy.ndarray``s of dtype float64 from bytes after checking every field's type
+exactly, and raises ``WireError`` for anything else.
 
 Decoding is total: whatever bytes a child (or a damaged cache file) holds, every ``decode_*`` and ``loads``
 either returns checked data or raises ``WireError``, never another exception (a message nested 100,000
@@ -19,7 +20,7 @@ import functools
 import json
 import math
 import re
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Mapping, TypeVar
 
 import numpy as np
 
@@ -311,6 +312,37 @@ def _png(value: Any) -> str:
     if not raw.startswith(_PNG):
         raise WireError("an image that is not a PNG")
     return base64.b64encode(raw).decode("ascii")  # re-encoded: nothing but base64 reaches the notebook
+
+
+# --------------------------------------------------------------------------- a case's inputs (parent to child)
+
+def encode_args(value: Any) -> Any:
+    """Parent side: a case's plain-data inputs as JSON data, exactly: arrays and NumPy scalars with their dtype,
+    tuples, lists, dicts, numbers, strings, None. TypeError for anything else (a case holds plain data)."""
+    if isinstance(value, (np.ndarray, np.generic)) and not np.asarray(value).dtype.hasobject:
+        array = np.asarray(value)  # not ascontiguousarray: it makes a 0-d array of shape (1,)
+        return {"array": array.dtype.str, "shape": list(array.shape), "scalar": isinstance(value, np.generic),
+                "data": base64.b64encode(array.tobytes(order="C")).decode("ascii")}
+    if isinstance(value, (tuple, list)):
+        return {type(value).__name__: [encode_args(item) for item in value]}
+    if isinstance(value, Mapping):
+        return {"dict": [[str(key), encode_args(item)] for key, item in value.items()]}
+    if value is None or type(value) in (bool, int, float, str):
+        return value
+    raise TypeError(f"a case input of type {type(value).__name__} cannot be handed to a child")
+
+
+def decode_args(data: Any) -> Any:
+    """Child side: what ``encode_args`` made, rebuilt (fresh, writable arrays)."""
+    if type(data) is not dict:
+        return data
+    if "array" in data:
+        array = np.frombuffer(base64.b64decode(data["data"]), dtype=np.dtype(data["array"])).reshape(data["shape"])
+        return array[()] if data["scalar"] else array.copy()
+    if "dict" in data:
+        return {key: decode_args(item) for key, item in data["dict"]}
+    items = [decode_args(item) for item in data.get("tuple", data.get("list", []))]
+    return tuple(items) if "tuple" in data else items
 
 
 # --------------------------------------------------------------------------- checked scalars

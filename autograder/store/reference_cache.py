@@ -29,7 +29,8 @@ a child's files are private (``run.isolation.children_files_private``: as root a
 Landlock or a user namespace of its own), and every child is told so (``Containment.private_files``: a
 child that cannot make them private refuses to run). Where a child would run as the grader's own user
 with the grader's files in reach, the cache is refused for the whole run, with a note: a child could read
-the reference's outcomes, forge a kept grade or rewrite an entry.
+the reference's outcomes, forge a kept grade or rewrite an entry. A folder inside what every child reads
+(the system's folders, Python's installation: ``run.hidden``) is refused the same way.
 """
 from __future__ import annotations
 
@@ -49,6 +50,7 @@ from autograder import __version__
 from autograder.config import NUMERIC_ENVIRONMENT, quiet_tensorflow
 from autograder.model.outcomes import RunRecord
 from autograder.run import wire
+from autograder.run.hidden import out_of_sight_problem
 from autograder.run.isolation import children_files_private
 from autograder.run.tasks import Task
 from autograder.store.atomic import folder_key, mark_used, read_entry, trim, write_entry
@@ -114,6 +116,11 @@ class ReferenceCache:
         or when a child could reach it (see the module's docstring)."""
         if not children_files_private():
             print(REFUSED, file=sys.stderr)
+            return False
+        problem = out_of_sight_problem(self.folder, "the cache folder")
+        if problem:  # inside what every child reads: no child is told where it is, so none could cover it
+            print(f"autograder: note: the reference cache and the kept grades are off for this run: {problem}",
+                  file=sys.stderr)
             return False
         try:
             self.folder.mkdir(parents=True, exist_ok=True)

@@ -52,7 +52,7 @@ def _in_objects():
     Anything in its list but the solutions and the cache is one."""
     import gc
     for obj in gc.get_objects():
-        if type(obj).__name__ == "Containment" and [path for path in obj.hidden
+        if type(obj).__name__ == "Containment" and [path for path in getattr(obj, "hidden", ())
                                                     if not str(path).endswith(("/solutions", "/cache"))]:
             return True
     return False
