@@ -33,6 +33,22 @@ class GradCall:
     stmt: ast.stmt
     repeated: bool  # inside a comprehension: runs once per element
     deferred: bool  # inside a lambda: may never run here
+    # What is differentiated, and with respect to what, as the caller writes them; a helper's call
+    # (`_grad(outer, first, x)`, whose body calls `tape.gradient(target, source)`) passes them as arguments.
+    target: ast.expr | None = None
+    sources: ast.expr | None = None
+    via: str = ""  # the helper whose body calls the tape's method, or "" for `tape.gradient(...)` itself
+
+    def __post_init__(self):
+        if not self.via:
+            args = self.call.args
+            self.target = args[0] if args else keyword(self.call, "target")
+            self.sources = args[1] if len(args) > 1 else keyword(self.call, "sources")
+
+    def label(self, parsed: Parsed) -> str:
+        """How a message names the call: `tape.gradient(...)`, or the helper call that makes it."""
+        name = self.tape.name if self.tape is not None else "the tape"
+        return f"`{snippet(parsed, self.call)}`" if self.via else f"`{name}.{self.method}(...)`"
 
 
 @dataclass(eq=False)
