@@ -110,6 +110,21 @@ def test_an_output_the_exercise_fixes_entirely_names_its_pitfall_whatever_the_nu
     assert evaluate_exercise(evidence(ex, [ok(2.0, 9.0), RIGHT])).pitfalls == ["wrong-value"]
 
 
+def test_a_case_that_raises_on_the_line_of_a_finding_names_its_pitfall():
+    axes = Finding("wrong-norm-axis", "fixed axes [1, 2, 3]", None, 12, "n = tf.reduce_sum(g, axis=[1, 2, 3])",
+                   headline="`tf.reduce_sum(...)` (line 12) takes the norm over the fixed axes [1, 2, 3]",
+                   fix="on line 12, take one norm per example over every axis but the first")
+    at_12 = TaskOutcome("error", error=ErrorInfo("InvalidArgumentError", "Invalid reduction dimension 2",
+                                                 frames=(("<cell 1>", 12, "f", ""),)))
+    result = evaluate_exercise(evidence(exercise(), [at_12, RIGHT], axes))
+    assert result.pitfalls == ["wrong-norm-axis"] and result.explanations[0].fix == axes.fix
+    assert "the InvalidArgumentError raised on that line (\"Invalid reduction dimension 2\")" in \
+        result.explanations[0].text
+    at_13 = TaskOutcome("error", error=ErrorInfo("InvalidArgumentError", "Invalid reduction dimension 2",
+                                                 frames=(("<cell 1>", 13, "f", ""),)))
+    assert evaluate_exercise(evidence(exercise(), [at_13, RIGHT], axes)).pitfalls == []
+
+
 # --------------------------------------------------------------------------- causes across exercises
 
 PENALTY_WHERE = Where("line 33", None, 33, "return tape.gradient(scores, points)", "tape never watches `points`")

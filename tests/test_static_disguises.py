@@ -279,6 +279,39 @@ def test_a_forward_that_is_not_the_identity_is_located_where_it_is_computed():
         """, "clip_gradient_norm", "clips-value") == []
 
 
+NORMS = {
+    "tf.norm(g, axis=-1)": "axis -1 only",
+    "tf.sqrt(tf.reduce_sum(tf.square(g), axis=[1, 2, 3]))": "the fixed axes [1, 2, 3]",
+    "tf.norm(g)": "the whole tensor, batch included",
+    "tf.sqrt(tf.reduce_sum(g ** 2, axis=(1, 2)))": "the fixed axes (1, 2)",
+    "tf.norm(tf.reshape(g, [tf.shape(g)[0], -1]), axis=1)": None,
+    "tf.sqrt(tf.reduce_sum(tf.square(g), axis=tf.range(1, tf.rank(g))))": None,
+    "tf.norm(flat, axis=1)": None,
+}
+
+
+@pytest.mark.parametrize("norm", list(NORMS))
+def test_a_gradient_norm_over_fixed_axes_is_seen_and_one_over_every_axis_but_the_first_is_not(norm):
+    found_ = found(f"""
+        import tensorflow as tf
+
+        def gradient_penalty(critic, real, fake, alpha):
+            interpolates = alpha * real + (1.0 - alpha) * fake
+            with tf.GradientTape() as tape:
+                tape.watch(interpolates)
+                scores = tf.reduce_sum(critic(interpolates))
+            g = tape.gradient(scores, interpolates)
+            flat = tf.reshape(g, [tf.shape(g)[0], -1])
+            return tf.reduce_mean(tf.square({norm} - 1.0))
+        """, "gradient_penalty", "wrong-norm-axis")
+    if NORMS[norm] is None:
+        assert found_ == []
+    else:
+        (finding,) = found_
+        assert finding.line == 10 and f"over {NORMS[norm]}" in finding.headline
+        assert finding.fix.startswith("on line 10, take one norm per example over every axis but the first")
+
+
 def test_the_other_functions_an_exercise_calls_are_listed_with_their_lines():
     report = analyze(read_submission(CORPUS / "higher_order" / "bad_critic_gradients_tape-outside-context_unpack.py"),
                      "critic_gradients", strict=True)

@@ -131,6 +131,34 @@ def errors_with_a_cause(d: Diagnosis) -> None:
         d.name("pfor-unsupported")
 
 
+# Pitfalls whose finding names a line that, when a case raises right there, is the cause (`tf.reduce_sum(...,
+# axis=[1, 2, 3])` raises for (batch, d) inputs: fixed axes that only one rank has).
+RAISED_ON_ITS_LINE = ("wrong-norm-axis",)
+
+
+def raised_where_the_code_shows_a_pitfall(d: Diagnosis) -> None:
+    """1b. A case raised on the very line where the static reading saw a pitfall."""
+    for pitfall in RAISED_ON_ITS_LINE:
+        finding = d.finding(pitfall)
+        if finding is None:
+            continue
+        for verdict in d.failing:
+            outcome = d.student(verdict)
+            error = outcome.error if outcome is not None and verdict.kind == Verdict.ERROR else None
+            if error is not None and error.frames and _same_place(d, error.frames[-1], finding):
+                d.name(pitfall, at=finding, consequence=f"the {error.type} raised on that line "
+                                                        f"(\"{headline(error)[:160]}\") is its consequence")
+                break
+
+
+def _same_place(d: Diagnosis, frame: tuple, finding: Finding) -> bool:
+    """Whether a traceback frame ("<cell 7>", line) is the finding's place (cell, line)."""
+    file, line = frame[0], frame[1]
+    cell = file.strip("<>").split()[-1] if file.startswith("<cell ") else None
+    same_cell = d.evidence.source.kind != "notebook" or (cell is not None and cell == str(finding.cell))
+    return same_cell and line == finding.line
+
+
 def out_of_reach_at_scale(d: Diagnosis) -> None:
     """2. Right for small inputs, out of time or memory at n = 100,000: a materialised matrix."""
     exercise = d.evidence.exercise
@@ -233,7 +261,7 @@ def learning_goal_missed(d: Diagnosis) -> None:
         d.name("no-custom-gradient")
 
 
-RULES = (errors_with_a_cause, out_of_reach_at_scale, matches_a_mistake_model, wrong_where_only_one_value_is_right,
+RULES = (errors_with_a_cause, raised_where_the_code_shows_a_pitfall, out_of_reach_at_scale, matches_a_mistake_model, wrong_where_only_one_value_is_right,
          wrong_for_tensors_right_for_variables, wrong_only_when_large, gradient_does_not_flow, learning_goal_missed)
 
 

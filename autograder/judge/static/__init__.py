@@ -14,8 +14,11 @@ may be a helper in another cell.
 
 What it holds: ``findings`` (what is reported), ``source`` (the parsed cells, top-level definitions,
 aliases, closure), ``scopes`` and ``syntax`` (Python's scoping, expression helpers), ``function`` (one
-body indexed), ``bodies`` (the indexes of one reading; which calls compute a gradient), the checks
-``cuts``, ``tape_context``, ``watching``, ``summing`` and ``persistence``, and ``guard`` (crashes, strict mode).
+body indexed), ``bodies`` (the indexes of one reading; which calls compute a gradient), ``delegated`` (gradient
+calls a helper, lambda or partial makes on a tape it is given or closes over), the checks ``cuts``,
+``tape_context``, ``watching``, ``summing``, ``persistence``, ``norms`` and ``paths`` (what the returned value
+is made of), and ``guard`` (crashes, strict mode). A finding that knows its cause carries its headline and fix;
+the report also lists the top-level functions the exercise calls (``reaches``: another exercise may be a cause).
 
 May import: autograder.load, autograder.model, autograder.config (AUTOGRADER_STRICT_STATIC only), the
 standard library.
@@ -30,6 +33,7 @@ from autograder.judge.static.cuts import cut_findings
 from autograder.judge.static.findings import Finding, FunctionReport, Reached, dedupe
 from autograder.judge.static.function import FunctionIndex
 from autograder.judge.static.guard import Guard, StaticCheckCrash, strict_by_default
+from autograder.judge.static.norms import norm_axis_findings
 from autograder.judge.static.paths import path_findings
 from autograder.judge.static.persistence import non_persistent_findings
 from autograder.judge.static.scopes import free_names
@@ -66,6 +70,8 @@ def analyze(source: SubmissionSource, function_name: str, *, strict: bool | None
         for index in guard.run(f"function bodies in `{name}`", lambda: bodies.of(definition), []):
             findings.extend(guard.run(f"tape checks in `{index.fn.name}` (line {index.fn.lineno})",
                                       partial(_tape_findings, bodies, index), []))
+            findings.extend(guard.run(f"gradient norms in `{index.fn.name}` (line {index.fn.lineno})",
+                                      partial(norm_axis_findings, submission, index), []))
     if isinstance(target.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         findings.extend(guard.run(f"the value `{function_name}` returns",
                                   partial(path_findings, bodies, bodies.index(target.node, target.parsed, None)), []))

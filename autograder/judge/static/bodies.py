@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from autograder.judge.static.delegated import delegated_calls, resolve_helper
 from autograder.judge.static.function import FunctionIndex, FunctionNode
 from autograder.judge.static.scopes import arg_names, free_names
 from autograder.judge.static.syntax import TAPE_METHODS
@@ -21,8 +22,6 @@ class Bodies:
 
     def delegated(self, index: FunctionIndex) -> list:
         """The gradient calls a body makes through helpers given a tape (``delegated``), found once."""
-        from autograder.judge.static.delegated import delegated_calls
-
         if id(index) not in self._delegated:
             self._delegated[id(index)] = delegated_calls(self, index)
         return self._delegated[id(index)]
@@ -105,8 +104,6 @@ class Bodies:
 
     def _local_helper_computes(self, index: FunctionIndex, call: ast.Call, at: ast.stmt, stack: frozenset[int]) -> bool:
         """Whether a name bound in the body to a lambda (or a partial of a function) computes a tape gradient."""
-        from autograder.judge.static.delegated import resolve_helper
-
         helper = resolve_helper(self, index, call.func, at)
         if helper is None or id(helper.fn) in stack:
             return False
