@@ -222,8 +222,8 @@ def _forward_findings(bodies, index: FunctionIndex) -> list[Finding]:
             headline=(f"the forward value your `@tf.custom_gradient` function `{index.fn.name}` returns is `{text}` "
                       f"(line {node.lineno}), not its input `{own}`: the value changes where only the gradient "
                       "should"),
-            fix=(f"return `{own}` itself (or `tf.identity({own})`) as the value on line {stmt.lineno}, and change "
-                 "only what grad_fn returns")))
+            fix=(f"return `{own}` itself (or `tf.identity({own})`) as the value instead of `{text}` (line "
+                 f"{node.lineno}), and change only what grad_fn returns")))
     return found
 
 
