@@ -138,6 +138,31 @@ def test_a_target_computed_by_a_lambda_that_runs_after_the_block_is_seen():
     assert "compute `f(x)` inside the `with tf.GradientTape() as tape:` block" in finding.fix
 
 
+def test_a_gradient_taken_in_a_while_loop_body_is_read_where_the_loop_runs():
+    wrong = """
+        import tensorflow as tf
+
+        def jacobian(f, x):
+            with tf.GradientTape(persistent=True) as tape:
+                tape.watch(x)
+                y = f(x)
+            m = tf.size(y)
+
+            def body(i, rows):
+                return i + 1, rows.write(i, tape.gradient(y[i], x))
+
+            _, rows = tf.while_loop(lambda i, rows: i < m, body, (0, tf.TensorArray(x.dtype, size=m)))
+            return rows.stack()
+        """
+    (finding,) = found(wrong, "jacobian", "tape-outside-context")
+    assert finding.line == 10 and "`y[i]` is computed after" in finding.headline
+    assert "`tape.gradient(...)` in `body` (run by `while_loop`)" in finding.message
+    recorded = wrong.replace("return i + 1, rows.write(i, tape.gradient(y[i], x))",
+                             "with tape:\n                    row = y[i]\n"
+                             "                return i + 1, rows.write(i, tape.gradient(row, x))")
+    assert "with tape:" in recorded and found(recorded, "jacobian", "tape-outside-context") == []
+
+
 def test_before_the_block_is_said_before_in_headline_message_and_fix():
     text = """
         import tensorflow as tf

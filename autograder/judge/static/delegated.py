@@ -28,6 +28,11 @@ class Helper:
     parsed: object = None  # the cell it is written in, for a top-level one (a local one is in the caller's)
 
 
+# TensorFlow calls that run a function they are given right there (a loop's body, a map's function): a helper of
+# the body passed to them runs at that statement, on values they choose (its parameters are unknown).
+CALLBACK_RUNNERS = frozenset({"while_loop", "map_fn", "vectorized_map", "scan", "foldl", "foldr"})
+
+
 def delegated_calls(bodies, index: FunctionIndex) -> list[GradCall]:
     """The calls in a body of helpers that take a tape and compute its gradient, as gradient calls on it."""
     found: list[GradCall] = []
@@ -35,6 +40,7 @@ def delegated_calls(bodies, index: FunctionIndex) -> list[GradCall]:
         for node in index.own_nodes(stmt):
             if not isinstance(node, ast.Call):
                 continue
+            found.extend(_callback_calls(bodies, index, node, stmt))
             helper = resolve_helper(bodies, index, node.func, stmt)
             if helper is None:
                 continue
@@ -55,6 +61,28 @@ def delegated_calls(bodies, index: FunctionIndex) -> list[GradCall]:
                 found.append(GradCall(node, tape, method, stmt, repeated, deferred,
                                       target=_mapped(target, arguments, params, local),
                                       sources=_mapped(sources, arguments, params, local), via=helper.name))
+    return found
+
+
+def _callback_calls(bodies, index: FunctionIndex, call: ast.Call, stmt: ast.stmt) -> list[GradCall]:
+    """Gradients that a helper of this body, run by `tf.while_loop` (or a map) at this statement, takes on a tape
+    of this body: read as taken at this statement, what they differentiate read as written."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else (func.id if isinstance(func, ast.Name) else "")
+    if name not in CALLBACK_RUNNERS:
+        return []
+    found = []
+    for argument in [*call.args, *(k.value for k in call.keywords)]:
+        helper = resolve_helper(bodies, index, argument, stmt) if isinstance(argument, (ast.Name, ast.Lambda)) \
+            else None
+        if helper is None or not (helper.fn in index.local_defs_all or _bound_here(index, helper.fn)):
+            continue
+        for method, receiver, target, sources in _tape_uses(helper.fn):
+            tape = index.resolve_tape(receiver, stmt)
+            if tape is not None and target is not None:
+                repeated, deferred = _around(index, call, stmt)
+                found.append(GradCall(call, tape, method, stmt, repeated, deferred, target=target, sources=sources,
+                                      via=helper.name, run_by=name))
     return found
 
 

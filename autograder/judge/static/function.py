@@ -38,6 +38,7 @@ class GradCall:
     target: ast.expr | None = None
     sources: ast.expr | None = None
     via: str = ""  # the helper whose body calls the tape's method, or "" for `tape.gradient(...)` itself
+    run_by: str = ""  # the TensorFlow call that runs the helper (`tf.while_loop`), when it is not called by name
 
     def __post_init__(self):
         if not self.via:
@@ -48,6 +49,8 @@ class GradCall:
     def label(self, parsed: Parsed) -> str:
         """How a message names the call: `tape.gradient(...)`, or the helper call that makes it."""
         name = self.tape.name if self.tape is not None else "the tape"
+        if self.run_by:
+            return f"`{name}.{self.method}(...)` in `{self.via}` (run by `{self.run_by}`)"
         return f"`{snippet(parsed, self.call)}`" if self.via else f"`{name}.{self.method}(...)`"
 
 

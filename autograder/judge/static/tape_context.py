@@ -90,7 +90,9 @@ def outside_context_findings(bodies: Bodies, index: FunctionIndex, grad: GradCal
                 seen.add(id(assign))
                 check(assign.value, assign.stmt, assign.stmt, {}, depth + 1)
 
-    check(target, grad.stmt, grad.call, comprehension_names)
+    # A target written in a helper that `tf.while_loop` (or a map) runs is shown where it is written.
+    anchor = target if grad.run_by and getattr(target, "lineno", None) else grad.call
+    check(target, grad.stmt, anchor, comprehension_names)
     return found
 
 
