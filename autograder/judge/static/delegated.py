@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from autograder.judge.static.function import FunctionIndex, GradCall
 from autograder.judge.static.scopes import arg_names
-from autograder.judge.static.syntax import COMPREHENSIONS, TAPE_METHODS, attribute_chain, keyword
+from autograder.judge.static.syntax import TAPE_METHODS, attribute_chain, keyword
 
 Callable_ = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 
@@ -57,7 +57,7 @@ def delegated_calls(bodies, index: FunctionIndex) -> list[GradCall]:
                     tape = index.resolve_tape(receiver, stmt) if local else None
                 if tape is None:
                     continue
-                repeated, deferred = _around(index, node, stmt)
+                repeated, deferred = index.around(node, stmt)
                 found.append(GradCall(node, tape, method, stmt, repeated, deferred,
                                       target=_mapped(target, arguments, params, local),
                                       sources=_mapped(sources, arguments, params, local), via=helper.name))
@@ -80,7 +80,7 @@ def _callback_calls(bodies, index: FunctionIndex, call: ast.Call, stmt: ast.stmt
         for method, receiver, target, sources in _tape_uses(helper.fn):
             tape = index.resolve_tape(receiver, stmt)
             if tape is not None and target is not None:
-                repeated, deferred = _around(index, call, stmt)
+                repeated, deferred = index.around(call, stmt)
                 found.append(GradCall(call, tape, method, stmt, repeated, deferred, target=target, sources=sources,
                                       via=helper.name, run_by=name))
     return found
@@ -192,14 +192,3 @@ def _mapped(expr: ast.expr | None, arguments: dict[str, ast.expr], params: set[s
         return None
     reads_params = any(isinstance(n, ast.Name) and n.id in params for n in ast.walk(expr))
     return expr if local and not reads_params else None
-
-
-def _around(index: FunctionIndex, node: ast.AST, stmt: ast.stmt) -> tuple[bool, bool]:
-    """(inside a comprehension, inside a lambda) between a node and its statement."""
-    repeated = deferred = False
-    up = index.parent.get(id(node))
-    while up is not None and up is not stmt:
-        repeated = repeated or isinstance(up, COMPREHENSIONS)
-        deferred = deferred or isinstance(up, ast.Lambda)
-        up = index.parent.get(id(up))
-    return repeated, deferred

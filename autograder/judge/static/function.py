@@ -165,15 +165,19 @@ class FunctionIndex:
                 if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                         and node.func.attr in TAPE_METHODS and isinstance(node.func.value, ast.Name)):
                     tape = self.resolve_tape(node.func.value.id, stmt)
-                    repeated = deferred = False
-                    up = self.parent.get(id(node))
-                    while up is not None and up is not stmt:
-                        repeated = repeated or isinstance(up, COMPREHENSIONS)
-                        deferred = deferred or isinstance(up, ast.Lambda)
-                        up = self.parent.get(id(up))
-                    calls.append(GradCall(node, tape, node.func.attr, stmt, repeated, deferred))
+                    calls.append(GradCall(node, tape, node.func.attr, stmt, *self.around(node, stmt)))
         calls.sort(key=lambda c: pos(c.call))
         return calls
+
+    def around(self, node: ast.AST, stmt: ast.stmt) -> tuple[bool, bool]:
+        """(inside a comprehension: runs once per element, inside a lambda: may never run here) for a node."""
+        repeated = deferred = False
+        up = self.parent.get(id(node))
+        while up is not None and up is not stmt:
+            repeated = repeated or isinstance(up, COMPREHENSIONS)
+            deferred = deferred or isinstance(up, ast.Lambda)
+            up = self.parent.get(id(up))
+        return repeated, deferred
 
     def _find_assigns(self) -> dict[str, list[Assign]]:
         found: dict[str, list[Assign]] = {}
