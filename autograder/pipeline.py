@@ -23,7 +23,7 @@ from typing import Callable, Iterable
 from autograder.config import REFERENCE_LIMITS, Limits, SetupError, Settings, find_solutions, require_mistake_models
 from autograder.course import ASSIGNMENT_IDS, assignment_by_id
 from autograder.judge.static import analyze
-from autograder.judge.evaluate import ExerciseEvidence, evaluate_exercise, unreadable_result
+from autograder.judge.evaluate import ExerciseEvidence, evaluate_exercises, unreadable_result
 from autograder.judge.plan import CasePlan
 from autograder.load.cells import SubmissionSource, read_submission
 from autograder.load.discover import Found, detect_assignment, student_name
@@ -31,7 +31,7 @@ from autograder.load.program import cells_for_child, program_digest
 from autograder.load.reading import read_bytes
 from autograder.model.course import ADVISORY, Assignment, Case, case_key
 from autograder.model.outcomes import RunRecord, RunStatus, TaskOutcome
-from autograder.model.results import ExerciseResult, SubmissionResult
+from autograder.model.results import SubmissionResult
 from autograder.run.forkserver import ForkServerError
 from autograder.run.handing import CaseBook
 from autograder.run.hidden import require_out_of_sight
@@ -366,7 +366,7 @@ def judge_submission(submission: Submission, record: RunRecord | None,
     assignment = reference.assignment if reference is not None else assignment_by_id(submission.assignment)
     if submission.source.problem or record is None:
         return unreadable_result(shown_as, student, assignment, submission.source.problem or "not graded")
-    exercises: list[ExerciseResult] = []
+    evidences: list[ExerciseEvidence] = []
     tasks = student_tasks(assignment, reference.cases)
     for exercise in assignment.exercises:
         count = len(reference.cases[exercise.id])
@@ -387,7 +387,8 @@ def judge_submission(submission: Submission, record: RunRecord | None,
             source=submission.source,
             problems=record.problems,
         )
-        exercises.append(evaluate_exercise(evidence))
+        evidences.append(evidence)
+    exercises = evaluate_exercises(evidences)  # together: one exercise's failure may be another's cause
     notes = list(record.problems)
     notes += [f"{submission.source.where(cell, None) or 'the file'} raised {error.type}: "
               f"{error.message.splitlines()[0] if error.message else ''}" for cell, error in record.load_errors]

@@ -146,3 +146,38 @@ def test_a_built_wheel_carries_the_public_answers(tmp_path):
     assert not any(name.startswith("solutions/") for name in names), "the wheel must not carry the solutions"
     # Nor any correct implementation: the mistake models (and the correct helpers they use) stay in the checkout.
     assert not [name for name in names if name.endswith("/mistakes.py") or "/mistakes." in name], names
+
+
+@pytest.mark.slow  # imports TensorFlow in a fresh process
+def test_a_self_check_names_the_failing_exercise_that_this_one_calls(tmp_path):
+    """check("critic_gradients") with a right critic_gradients that calls a gradient_penalty which never watches
+    its interpolates: the words of the grade, naming gradient_penalty, its line and its fix."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "session.py"
+    script.write_text(
+        "import tensorflow as tf\n"
+        "from autograder.selfcheck import check\n"
+        "\n"
+        "def gradient_penalty(critic, real, fake, alpha):\n"
+        "    points = alpha * real + (1.0 - alpha) * fake\n"
+        "    with tf.GradientTape() as tape:\n"
+        "        scores = tf.reduce_sum(critic(points))\n"
+        "    g = tape.gradient(scores, points)\n"
+        "    return tf.reduce_mean(tf.square(tf.norm(tf.reshape(g, [tf.shape(g)[0], -1]), axis=1) - 1.0))\n"
+        "\n"
+        "def critic_gradients(critic, real, fake, alpha, gp_weight):\n"
+        "    with tf.GradientTape() as tape:\n"
+        "        wasserstein = tf.reduce_mean(critic(fake)) - tf.reduce_mean(critic(real))\n"
+        "        loss = wasserstein + gp_weight * gradient_penalty(critic, real, fake, alpha)\n"
+        "    return loss, tape.gradient(loss, critic.trainable_variables)\n"
+        "\n"
+        "check('critic_gradients', globals())\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600,
+                          env=quiet_env(PYTHONPATH=str(ROOT), AUTOGRADER_SOLUTIONS=""))
+    printed = done.stdout
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert printed.startswith("critic_gradients: public checks failed [unwatched-tensor]"), printed
+    assert "`critic_gradients` calls your `gradient_penalty`" in printed, printed
+    assert "Fix: in `gradient_penalty`, which `critic_gradients` calls: call `tape.watch(points)`" in printed, printed

@@ -97,3 +97,65 @@ def test_tape_outside_context_says_where(graded):
              "penalty = gradient_penalty(critic, real, fake, alpha)")):
         feedback = exercise(graded["higher_order"][name], exercise_id)["feedback"]
         assert "Where:" in feedback and line in feedback, feedback
+
+
+def explained(feedback: str, pitfall: str) -> tuple[str, str, str]:
+    """The headline, the Where lines and the Fix line of one pitfall's explanation in a feedback text."""
+    lines = feedback.splitlines()
+    start = next(n for n, line in enumerate(lines) if line.startswith(f"[{pitfall}]"))
+    fix = next(n for n in range(start, len(lines)) if lines[n].startswith("  Fix: "))
+    return lines[start], "\n".join(lines[start + 1:fix]), lines[fix]
+
+
+def test_headline_where_and_fix_talk_about_the_line_named(graded):
+    """The two expert cases: the loss summed after the block (the fix moves that line, not the penalty call, which
+    is inside already); a critic called before the tape's block (all three say "before")."""
+    feedback = exercise(graded["higher_order"]["bad_critic_gradients_tape-outside-context_loss.py"],
+                        "critic_gradients")["feedback"]
+    headline, where, fix = explained(feedback, "tape-outside-context")
+    assert "`loss = wasserstein + gp_weight * gp` is computed after the `with` block of `tape`" in headline
+    assert where.startswith("  Where: line 46: `loss = wasserstein + gp_weight * gp`") and "block ends" in where
+    assert fix.startswith("  Fix: move `loss = wasserstein + gp_weight * gp` (line 46) into the") and \
+        "gradient_penalty" not in fix
+    for name in ("bad_gradient_penalty_tape-outside-context.py",
+                 "bad_gradient_penalty_tape-outside-context_keras_ops.py"):
+        feedback = exercise(graded["higher_order"][name], "gradient_penalty")["feedback"]
+        headline, where, fix = explained(feedback, "tape-outside-context")
+        assert "is computed before the `with` block of `tape`" in headline and "after" not in headline.split(";")[0]
+        assert "block begins" in where and "block ends" not in where
+        assert "(indented under it, after `tape.watch(interpolates)`)" in fix and "critic(interpolates)" in fix
+
+
+def test_a_correct_critic_gradients_names_the_failing_gradient_penalty_it_calls(graded):
+    """critic_gradients is right but calls the student's gradient_penalty, which raises: the feedback names that
+    exercise, its line and its fix; the points stay as the contract says (it uses the student's own penalty)."""
+    result = exercise(graded["higher_order"]["bad_gradient_penalty_unwatched-tensor_helper.py"], "critic_gradients")
+    assert (result["status"], result["score"], result["pitfalls"]) == ("error", 0.0, ["unwatched-tensor"])
+    headline, where, fix = explained(result["feedback"], "unwatched-tensor")
+    assert headline.startswith("[unwatched-tensor] `critic_gradients` calls your `gradient_penalty` (line 45: "), \
+        headline
+    assert where.startswith("  Where: line 33: `return tape.gradient(scores, points)`")
+    assert fix.startswith("  Fix: in `gradient_penalty`, which `critic_gradients` calls: call `tape.watch(points)`")
+    wrong_axis = exercise(graded["higher_order"]["bad_gradient_penalty_wrong-norm-axis_last_axis.py"],
+                          "critic_gradients")["feedback"]
+    assert "`critic_gradients` calls your `gradient_penalty`" in wrong_axis and "last axis" in wrong_axis
+    jacobian = exercise(graded["jacobians"]["bad_hessian_gradient-cut_calls_jacobian.py"], "hessian")["feedback"]
+    assert "`hessian` calls your `jacobian`" in explained(jacobian, "gradient-cut")[0]
+
+
+def test_the_four_forms_are_named_by_what_they_do(graded):
+    custom = graded["custom_gradients"]
+    clipped = exercise(custom["bad_clip_gradient_norm_clips-value_clip_by_value.py"], "clip_gradient_norm")["feedback"]
+    headline, where, fix = explained(clipped, "clips-value")
+    assert "`tf.clip_by_value(t, -max_norm, max_norm)`" in headline and "the value is not close" in clipped
+    stopped = exercise(custom["bad_straight_through_round_gradient-cut_stop_whole.py"],
+                       "straight_through_round")["feedback"]
+    headline, where, fix = explained(stopped, "gradient-cut")
+    assert "plain" not in stopped and "wraps every path from `x`" in headline
+    assert fix.endswith("`x + tf.stop_gradient(tf.round(x) - x)`.") or "tf.stop_gradient((tf.round(x) - x))" in fix
+    helper = exercise(graded["higher_order"]["bad_derivatives_tape-outside-context_helper_after.py"],
+                      "derivatives")["feedback"]
+    assert "Where: line 16: `first = _grad(inner, y, x)`" in explained(helper, "tape-outside-context")[1]
+    axis = exercise(graded["higher_order"]["bad_gradient_penalty_wrong-norm-axis_last_axis.py"],
+                    "gradient_penalty")["feedback"]
+    assert "`tf.norm(g, axis=-1)`" in explained(axis, "wrong-norm-axis")[0]

@@ -25,7 +25,7 @@ from autograder.config import variable
 from autograder.course import find_exercise
 from autograder.frontends.public_answers import public_cases, stored_outcomes
 from autograder.judge import static
-from autograder.judge.evaluate import ExerciseEvidence, evaluate_exercise
+from autograder.judge.evaluate import ExerciseEvidence, evaluate_exercise, evaluate_exercises
 from autograder.load.cells import Cell, SubmissionSource
 from autograder.load.ipython import neutralise_ipython
 from autograder.model.results import Status
@@ -52,28 +52,18 @@ def check(exercise_id: str, namespace: dict[str, Any] | None = None) -> None:
         return  # a copy of this cell inside the grader's child: grading does its own checks
     assignment, exercise = find_exercise(exercise_id)
     namespace = namespace if namespace is not None else vars(sys.modules["__main__"])
-    cases = public_cases(exercise)
-    reference, mistakes = stored_outcomes(assignment.id, exercise, cases)
-    function = namespace.get(exercise_id)
     source = session_source(namespace)
-    cells = _cell_numbers()
-
-    def student_file(filename: str) -> str | None:
-        return f"<cell [{cells[filename]}]>" if filename in cells else None
-
-    evidence = ExerciseEvidence(
-        exercise=exercise,
-        cases=cases,
-        student=[decode_outcome(probe_outcome(exercise, function, case.args, student_file, catch=Exception))
-                 if callable(function) else None for case in cases],
-        reference=reference,
-        mistakes=mistakes,
-        static=static.analyze(source, exercise_id),
-        defined=parameters(function) if exercise_id in namespace else None,
-        load_errors=[],
-        source=source,
-    )
+    evidence = public_evidence(assignment.id, exercise, namespace, source)
     result = evaluate_exercise(evidence)
+    if result.status != Status.PASSED:
+        # Another of the student's exercises that this one calls may be the cause: judged on its public cases too,
+        # as grading judges them together.
+        called = [e for e in assignment.exercises if e.id in {r.name for r in evidence.static.reaches}
+                  and e.id != exercise_id and callable(namespace.get(e.id))]
+        if called:
+            results = evaluate_exercises([public_evidence(assignment.id, e, namespace, source) for e in called]
+                                         + [evidence])
+            result = results[-1]
     if result.status == Status.PASSED:
         print(f"{exercise_id}: public checks passed ({len(cases)} case{'s' if len(cases) != 1 else ''}; "
               "the hidden cases run when the assignment is graded)")
@@ -86,6 +76,30 @@ def check(exercise_id: str, namespace: dict[str, Any] | None = None) -> None:
     if result.status == Status.NOT_IMPLEMENTED:
         raise NotImplementedError(text)
     raise SelfCheckFailed(text)
+
+
+def public_evidence(assignment_id: str, exercise, namespace: dict[str, Any], source: SubmissionSource):
+    """An exercise's function, as the namespace defines it, run on the public cases: the evidence to judge."""
+    cases = public_cases(exercise)
+    reference, mistakes = stored_outcomes(assignment_id, exercise, cases)
+    function = namespace.get(exercise.id)
+    cells = _cell_numbers()
+
+    def student_file(filename: str) -> str | None:
+        return f"<cell [{cells[filename]}]>" if filename in cells else None
+
+    return ExerciseEvidence(
+        exercise=exercise,
+        cases=cases,
+        student=[decode_outcome(probe_outcome(exercise, function, case.args, student_file, catch=Exception))
+                 if callable(function) else None for case in cases],
+        reference=reference,
+        mistakes=mistakes,
+        static=static.analyze(source, exercise.id),
+        defined=parameters(function) if exercise.id in namespace else None,
+        load_errors=[],
+        source=source,
+    )
 
 
 class FailedCheck:

@@ -16,6 +16,7 @@ import numpy as np
 from autograder.judge.cases import STOPPED, CaseVerdict, Verdict, headline
 from autograder.judge.compare import compare, matches
 from autograder.judge.hidden import known_type
+from autograder.judge.static.findings import Finding
 from autograder.judge.where import where_of
 from autograder.model.course import Case, Exercise
 from autograder.model.outcomes import ErrorInfo, RunStatus, TaskOutcome
@@ -42,23 +43,44 @@ class Diagnosis:
 
     def __post_init__(self):
         self.found: dict[str, Explanation] = {}
+        self.through: set[str] = set()  # exercises whose mistake a matching mistake model reproduces (causes)
         self.findings = list(getattr(self.evidence.static, "findings", ()))
         self._positions = {case.id: n for n, case in enumerate(self.evidence.cases)}
 
-    def name(self, pitfall: str, text: str | None = None, fix: str | None = None, where: Where | None = None) -> None:
-        if pitfall not in self.found:
-            default = describe(pitfall)
-            self.found[pitfall] = Explanation(pitfall, text or default.what,
-                                              fix or self.evidence.exercise.hints.get(pitfall, default.fix), where)
+    def name(self, pitfall: str, text: str | None = None, fix: str | None = None, where: Where | None = None,
+             at: Finding | None = None, consequence: str = "") -> None:
+        """Name a pitfall once. ``at``: the static finding that locates it; when that finding knows the cause
+        (its headline and fix), headline, place and fix all come from it, so that they talk about one line and
+        cannot disagree. ``consequence``: what the numbers showed of it, said after the cause."""
+        if pitfall in self.found:
+            return
+        default = describe(pitfall)
+        if at is not None:
+            where = self.where(at)
+            if at.headline:
+                text, fix = at.headline, at.fix or fix
+        text = text or default.what
+        if consequence:
+            text = f"{text}; {consequence}"
+        self.found[pitfall] = Explanation(pitfall, text, fix or self.evidence.exercise.hints.get(pitfall, default.fix),
+                                          where)
+
+    def finding(self, pitfall: str) -> Finding | None:
+        """The static finding that best locates ``pitfall``, or None: one on every path from the inputs to the
+        value first; tf.stop_gradient, often intended (targets, straight-through), after other cuts."""
+        for finding in sorted(self.findings, key=lambda f: (not f.whole_path, "stop_gradient" in f.code)):
+            if finding.pitfall == pitfall:
+                return finding
+        return None
+
+    def where(self, finding: Finding) -> Where:
+        return where_of(self.evidence.source, finding.cell, finding.line, finding.code, finding.message,
+                        finding.related_lines)
 
     def located(self, pitfall: str) -> Where | None:
         """Where the static reading saw ``pitfall``, or None."""
-        # tf.stop_gradient is often intended (targets, straight-through): point at other cuts first.
-        for finding in sorted(self.findings, key=lambda f: "stop_gradient" in f.code):
-            if finding.pitfall == pitfall:
-                return where_of(self.evidence.source, finding.cell, finding.line, finding.code, finding.message,
-                                finding.related_lines)
-        return None
+        finding = self.finding(pitfall)
+        return None if finding is None else self.where(finding)
 
     @property
     def failing(self) -> list[CaseVerdict]:
@@ -87,10 +109,15 @@ class Diagnosis:
 
 def diagnose(evidence: "ExerciseEvidence", verdicts: list[CaseVerdict]) -> list[Explanation]:
     """Every pitfall the evidence supports, each with its explanation, in the order the rules name them."""
+    return list(run_rules(evidence, verdicts).found.values())
+
+
+def run_rules(evidence: "ExerciseEvidence", verdicts: list[CaseVerdict]) -> Diagnosis:
+    """The rules applied in order: what they named (``found``) and which mistake models matched (``through``)."""
     diagnosis = Diagnosis(evidence, verdicts)
     for rule in RULES:
         rule(diagnosis)
-    return list(diagnosis.found.values())
+    return diagnosis
 
 
 # --------------------------------------------------------------------------- the rules, in order
@@ -113,6 +140,33 @@ def errors_with_a_cause(d: Diagnosis) -> None:
         d.name("pfor-unsupported")
 
 
+# Pitfalls whose finding names a line that, when a case raises right there, is the cause (`tf.reduce_sum(...,
+# axis=[1, 2, 3])` raises for (batch, d) inputs: fixed axes that only one rank has).
+RAISED_ON_ITS_LINE = ("wrong-norm-axis",)
+
+
+def raised_where_the_code_shows_a_pitfall(d: Diagnosis) -> None:
+    """1b. A case raised on the very line where the static reading saw a pitfall."""
+    for pitfall in RAISED_ON_ITS_LINE:
+        finding = d.finding(pitfall)
+        if finding is None:
+            continue
+        for verdict in d.failing:
+            outcome = d.student(verdict)
+            error = outcome.error if outcome is not None and verdict.kind == Verdict.ERROR else None
+            if error is not None and error.frames and _same_place(d, error.frames[-1], finding):
+                d.name(pitfall, at=finding, consequence=f"{d.raises(error)} on that line is its consequence")
+                break
+
+
+def _same_place(d: Diagnosis, frame: tuple, finding: Finding) -> bool:
+    """Whether a traceback frame ("<cell 7>", line) is the finding's place (cell, line)."""
+    file, line = frame[0], frame[1]
+    cell = file.strip("<>").split()[-1] if file.startswith("<cell ") else None
+    same_cell = d.evidence.source.kind != "notebook" or (cell is not None and cell == str(finding.cell))
+    return same_cell and line == finding.line
+
+
 def out_of_reach_at_scale(d: Diagnosis) -> None:
     """2. Right for small inputs, out of time or memory at n = 100,000: a materialised matrix."""
     exercise = d.evidence.exercise
@@ -122,21 +176,47 @@ def out_of_reach_at_scale(d: Diagnosis) -> None:
         d.name(exercise.materialized_pitfall)
 
 
+# Pitfalls whose numbers a mistake model cannot tell apart: a term that never reaches the tape looks the same
+# whether it was computed outside the tape's block or cut by `.numpy()` or `tf.stop_gradient` inside it; a
+# gradient that is None looks the same whether an op has none (plain tf.round) or a cut stops it. The model
+# names the first; the source, when it shows only the other, names that one.
+SAME_NUMBERS = {"tape-outside-context": ("gradient-cut",), "no-gradient": ("gradient-cut",)}
+
+
 def matches_a_mistake_model(d: Diagnosis) -> None:
     """3. On every case the student got wrong, the student's numbers are exactly a mistake model's, and at
     least one of those cases tells the mistake from the reference (elsewhere matching it says nothing)."""
     for k, mistake in enumerate(d.evidence.exercise.mistakes):
-        covered = [v for v in d.wrong if d.evidence.mistakes[k][d.index(v)] is not None]
-        if not (covered and all(_matches_mistake(d, d.index(v), k) for v in covered)
-                and any(_informative(d, d.index(v), k) for v in covered)):
+        if not matched(d, k):
             continue
-        if mistake.pitfall == "tape-outside-context" and not d.located("tape-outside-context") \
-                and d.located("gradient-cut"):
-            # A term that never reaches the tape looks the same in numbers whether it was computed
-            # outside the tape or cut by .numpy() inside it; the source tells which.
-            d.name("gradient-cut", where=d.located("gradient-cut"))
+        if mistake.through:
+            d.through.add(mistake.through)
+        seen = d.finding(mistake.pitfall)
+        alike = next((d.finding(p) for p in SAME_NUMBERS.get(mistake.pitfall, ()) if d.finding(p)), None)
+        if seen is None and alike is not None and not (alike.pitfall == "gradient-cut"
+                                                       and _only_expected_stop_gradients(d)):
+            d.name(alike.pitfall, at=alike)
             continue
-        d.name(mistake.pitfall, text=mistake.explanation, fix=mistake.fix, where=d.located(mistake.pitfall))
+        d.name(mistake.pitfall, text=mistake.explanation, fix=mistake.fix, at=seen)
+
+
+def matched(d: Diagnosis, k: int) -> bool:
+    """Whether mistake model ``k`` explains every case the student got wrong, and tells one of them apart."""
+    covered = [v for v in d.wrong if d.evidence.mistakes[k][d.index(v)] is not None]
+    return bool(covered) and all(_matches_mistake(d, d.index(v), k) for v in covered) \
+        and any(_informative(d, d.index(v), k) for v in covered)
+
+
+def wrong_where_only_one_value_is_right(d: Diagnosis) -> None:
+    """3b. An output the exercise fixes entirely (clip_gradient_norm's forward is x itself) is wrong: whatever
+    the numbers, that is the output's pitfall."""
+    graded = [v for v in d.verdicts if v.case.graded]
+    for name, pitfall in d.evidence.exercise.output_pitfalls.items():
+        wrong = [v for v in d.wrong if name in v.failed_outputs and v.case.graded]
+        if wrong:
+            label = d.evidence.exercise.output(name).label
+            d.name(pitfall, at=d.finding(pitfall),
+                   consequence=f"{label} differs from the reference on {len(wrong)} of {len(graded)} cases")
 
 
 def wrong_for_tensors_right_for_variables(d: Diagnosis) -> None:
@@ -168,17 +248,17 @@ def gradient_does_not_flow(d: Diagnosis) -> None:
     if (none_outputs or none_errors) and not (d.found.keys() & {"unwatched-tensor", "no-gradient",
                                                                  "missing-stop-gradient"}):
         for pitfall in ("tape-outside-context", "unwatched-tensor", "gradient-cut"):
-            where = d.located(pitfall)
-            if where is None or (pitfall == "gradient-cut" and _only_expected_stop_gradients(d)):
+            finding = d.finding(pitfall)
+            if finding is None or (pitfall == "gradient-cut" and _only_expected_stop_gradients(d)):
                 continue
-            text = None
+            consequence = ""
             if none_errors and not none_outputs:  # the symptom is downstream: say it is the consequence
-                text = (f"{describe(pitfall).what}; {d.raises(none_errors[0])} is its consequence: a gradient "
-                        "that is None reached an operation that needs a tensor")
-            d.name(pitfall, text=text, where=where)
+                consequence = (f"{d.raises(none_errors[0])} is its consequence: a gradient that is None reached "
+                               "an operation that needs a tensor")
+            d.name(pitfall, at=finding, consequence=consequence)
             break
     if d.wrong and d.located("tape-outside-context") and not d.found:
-        d.name("tape-outside-context", where=d.located("tape-outside-context"))
+        d.name("tape-outside-context", at=d.finding("tape-outside-context"))
 
 
 def learning_goal_missed(d: Diagnosis) -> None:
@@ -189,8 +269,8 @@ def learning_goal_missed(d: Diagnosis) -> None:
         d.name("no-custom-gradient")
 
 
-RULES = (errors_with_a_cause, out_of_reach_at_scale, matches_a_mistake_model, wrong_for_tensors_right_for_variables,
-         wrong_only_when_large, gradient_does_not_flow, learning_goal_missed)
+RULES = (errors_with_a_cause, raised_where_the_code_shows_a_pitfall, out_of_reach_at_scale, matches_a_mistake_model, wrong_where_only_one_value_is_right,
+         wrong_for_tensors_right_for_variables, wrong_only_when_large, gradient_does_not_flow, learning_goal_missed)
 
 
 # --------------------------------------------------------------------------- evidence helpers

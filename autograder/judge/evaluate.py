@@ -7,10 +7,12 @@ the same way and call ``evaluate_exercise``; the writers render what it returns.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Mapping
 
 from autograder.judge.cases import CaseVerdict, Verdict, describe_error, judge_case
-from autograder.judge.diagnose import diagnose
+from autograder.judge.causes import failing_callee, not_implemented_callee
+from autograder.judge.diagnose import run_rules
 from autograder.load.cells import SubmissionSource
 from autograder.model.course import ADVISORY, DIAGNOSTIC, Assignment, Case, Exercise
 from autograder.model.outcomes import ErrorInfo, TaskOutcome
@@ -32,12 +34,29 @@ class ExerciseEvidence:
     load_errors: list[tuple[int, ErrorInfo]]
     source: SubmissionSource
     problems: list[str] = field(default_factory=list)  # what stopped the submission while loading
+    # How the other exercises of the submission that this one calls did (``evaluate_exercises``): one of them
+    # failing may be the cause (``judge.causes``).
+    others: Mapping[str, ExerciseResult] = field(default_factory=dict)
 
 
 def unreadable_result(shown_as: str, student: str, assignment: Assignment, problem: str) -> SubmissionResult:
     summary = f"The submission could not be read: {problem}. Nothing in it was graded."
     return SubmissionResult(shown_as, student, assignment.id, [
         ExerciseResult(e.id, 0.0, e.points, Status.ERROR, [], summary) for e in assignment.exercises], notes=[problem])
+
+
+def evaluate_exercises(evidences: list[ExerciseEvidence]) -> list[ExerciseResult]:
+    """Every exercise of a submission. One that fails and calls another of the student's exercises is judged
+    again knowing how that one did, so that its feedback can name it as the cause."""
+    first = {evidence.exercise.id: evaluate_exercise(evidence) for evidence in evidences}
+    results = []
+    for evidence in evidences:
+        own = first[evidence.exercise.id]
+        called = {r.name for r in getattr(evidence.static, "reaches", ())} & set(first) - {evidence.exercise.id}
+        if own.status != Status.PASSED and any(first[name].status != Status.PASSED for name in called):
+            own = evaluate_exercise(replace(evidence, others={name: first[name] for name in called}))
+        results.append(own)
+    return results
 
 
 def evaluate_exercise(evidence: ExerciseEvidence) -> ExerciseResult:
@@ -59,7 +78,12 @@ def evaluate_exercise(evidence: ExerciseEvidence) -> ExerciseResult:
     # Diagnostic cases tell mistakes apart, once a graded case failed (before, the grader skips them: they
     # cannot matter, ``judge.plan``); advisory ones only give advice, never a pitfall.
     failed = not all(v.passed for v in verdicts)
-    explanations = diagnose(evidence, [v for v in every if v.case.graded or (v.case.kind == DIAGNOSTIC and failed)])
+    judged = [v for v in every if v.case.graded or (v.case.kind == DIAGNOSTIC and failed)]
+    diagnosis = run_rules(evidence, judged)
+    explanations = list(diagnosis.found.values())
+    cause = failing_callee(evidence, judged, diagnosis.through, explanations)
+    if cause is not None:  # another of the student's exercises fails, and this one with it: say that one
+        explanations = cause.explanations
     pitfalls = [e.pitfall for e in explanations]
     if "no-custom-gradient" in pitfalls:
         score = min(score, exercise.points * NO_CUSTOM_GRADIENT_CAP)
@@ -71,6 +95,10 @@ def evaluate_exercise(evidence: ExerciseEvidence) -> ExerciseResult:
         result.pitfalls = ["not-implemented"]
         result.summary = (f"`{exercise.id}` still raises NotImplementedError: replace `raise NotImplementedError()` "
                           "with your implementation.")
+        stub = not_implemented_callee(evidence)
+        if stub is not None:
+            result.summary = (f"`{exercise.id}` calls your `{stub}`, which still raises NotImplementedError: "
+                              f"implement `{stub}` first.")
         return result
     if status != Status.PASSED and not pitfalls and any(v.kind == Verdict.WRONG for v in verdicts):
         pitfalls = ["wrong-value"]
@@ -78,6 +106,8 @@ def evaluate_exercise(evidence: ExerciseEvidence) -> ExerciseResult:
     result.explanations = explanations
     result.summary = (f"All {len(verdicts)} cases passed." if status == Status.PASSED
                       else f"{passed} of {len(verdicts)} cases passed.")
+    if cause is not None and cause.note:
+        result.notes.append(cause.note)
     if evidence.defined != list(exercise.params):
         result.notes.append(f"`{exercise.id}` takes ({', '.join(evidence.defined)}) but the exercise asks for "
                             f"`{exercise.id}({', '.join(exercise.params)})`.")

@@ -105,6 +105,9 @@ class Mistake:
     fix: str  # what to do instead
     cases: Callable[[Case], bool] = lambda case: not case.has("scale")
     outputs: tuple[str, ...] | None = None  # compare only these outputs (None: all); the mistake's signature
+    # The exercise whose mistake this model reproduces inside this one (critic_gradients calls the student's own
+    # gradient_penalty): when the student's version of that exercise fails too, it is the cause.
+    through: str | None = None
 
 
 @dataclass(frozen=True)
@@ -123,6 +126,9 @@ class Exercise:
     tolerances: Mapping[str, tuple[float, float]] = field(default_factory=lambda: dict(TOLERANCES))
     hints: Mapping[str, str] = field(default_factory=dict)  # pitfall id -> exercise-specific fix
     scope: Scope = field(default_factory=Scope)  # what its graded cases may be (a test checks every one)
+    # Outputs whose being wrong is by itself a pitfall, whatever the numbers: clip_gradient_norm's forward must
+    # be the identity, so any other value is `clips-value` (output name -> pitfall id).
+    output_pitfalls: Mapping[str, str] = field(default_factory=dict)
 
     def cases(self, seed: int) -> list[Case]:
         """The cases for a run: fixed edge cases plus random ones drawn from the course's secret ``seed``."""

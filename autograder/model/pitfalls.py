@@ -18,8 +18,8 @@ class Pitfall:
 
 CATALOGUE = {p.id: p for p in (
     Pitfall("tape-outside-context",
-            "the inner gradient (or a loss term) is computed after leaving the `with` block of the outer tape "
-            "that must differentiate it, so the outer tape never records it",
+            "the inner gradient (or a loss term) is computed outside the `with` block of the tape that must "
+            "differentiate it (after the block ends, or before it begins), so that tape never records it",
             "move the inner `tape.gradient(...)` call (or the term) inside the outer `with tf.GradientTape() as "
             "outer:` block, then call `outer.gradient(...)`"),
     Pitfall("unwatched-tensor",
@@ -73,7 +73,8 @@ CATALOGUE = {p.id: p for p in (
             "for every other alpha",
             "interpolate as the exercise states: `interpolates = alpha * real + (1 - alpha) * fake`"),
     Pitfall("wrong-norm-axis",
-            "the gradient norm is taken over the wrong axes (the whole batch, or only axis 1 of image inputs)",
+            "the gradient norm is taken over the wrong axes (e.g. the whole batch, only axis 1 or only the last "
+            "axis of image inputs): it must be one norm per example over all its other axes",
             "take one norm per example over every axis but the first: "
             "`tf.sqrt(tf.reduce_sum(tf.square(g), axis=list(range(1, g.shape.rank))))`"),
     Pitfall("full-jacobian",

@@ -65,4 +65,8 @@ EXERCISE = Exercise(
                 "the gradient is clipped element by element (`tf.clip_by_value`), not by its L2 norm",
                 "use `tf.clip_by_norm(upstream, max_norm)`, which rescales the whole tensor"),
     ),
+    # The forward must be the identity: any other value, however it was changed, is `clips-value`.
+    output_pitfalls={"value": "clips-value"},
+    hints={"clips-value": "return the input unchanged as the value (`tf.identity(x)`) and clip only in grad_fn: "
+                          "`tf.clip_by_norm(upstream, max_norm)`"},
 )

@@ -50,7 +50,8 @@ EXERCISE = Exercise(
     outputs=(VALUE, GRADIENT),
     mistakes=(
         Mistake("no-gradient", "round_plain",
-                "plain `tf.round` has no gradient, so nothing flows back",
+                "no gradient flows back through your function (it is None), as with plain `tf.round`, which has "
+                "none",
                 "pass the upstream gradient through unchanged: `@tf.custom_gradient` with "
                 "`grad_fn = lambda upstream: upstream`, or `x + tf.stop_gradient(tf.round(x) - x)`"),
         Mistake("ignores-upstream", "round_ignores_upstream",

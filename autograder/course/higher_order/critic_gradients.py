@@ -48,25 +48,26 @@ EXERCISE = Exercise(
     outputs=(Output("loss", "the loss", check_dtype=True), *grad_outputs("the loss's")),
     mistakes=(
         Mistake("tape-outside-context", "cg_penalty_outside",
-                "the loss value is right but the gradients are those of the Wasserstein term alone: the penalty "
-                "was computed before (or outside) the loss tape's `with` block, so the tape saw it as a constant "
-                "(a `.numpy()` or `tf.stop_gradient` inside gradient_penalty has the same effect)",
-                "call `gradient_penalty(critic, real, fake, alpha)` inside the `with tf.GradientTape() as tape:` "
-                "block that computes the loss, and keep it in TensorFlow ops"),
+                "the loss value is right but the gradients are those of the Wasserstein term alone: the tape saw "
+                "the penalty as a constant (computed outside the loss tape's `with` block, or cut by a `.numpy()` "
+                "or `tf.stop_gradient` inside it)",
+                "compute the penalty inside the `with tf.GradientTape() as tape:` block that computes the loss, "
+                "in TensorFlow ops", through="gradient_penalty"),
         Mistake("wrong-value", "cg_sign_flipped",
                 "the Wasserstein term has the wrong sign: the critic loss is mean(critic(fake)) - "
                 "mean(critic(real)), not mean(critic(real)) - mean(critic(fake))",
                 "compute `tf.reduce_mean(critic(fake)) - tf.reduce_mean(critic(real)) + gp_weight * penalty`"),
-        # critic_gradients calls the student's own gradient_penalty: its norm mistakes show up here too.
+        # critic_gradients calls the student's own gradient_penalty: its mistakes show up here too (and when the
+        # student's gradient_penalty fails, judge.causes names it as the cause).
         Mistake("wrong-norm-axis", "cg_whole_batch",
-                "the penalty inside the loss (your gradient_penalty) takes one norm over the whole batch",
-                "fix gradient_penalty: " + NORM_FIX),
+                "the penalty inside the loss takes one norm over the whole batch", NORM_FIX,
+                through="gradient_penalty"),
         Mistake("wrong-norm-axis", "cg_axis_one",
-                "the penalty inside the loss (your gradient_penalty) takes the norm over axis 1 only, which is "
-                "wrong for (batch, h, w, c) images", "fix gradient_penalty: " + NORM_FIX),
+                "the penalty inside the loss takes the norm over axis 1 only, which is wrong for (batch, h, w, c) "
+                "images", NORM_FIX, through="gradient_penalty"),
         Mistake("swapped-interpolation", "cg_swapped",
-                "the penalty inside the loss (your gradient_penalty) interpolates with alpha on the fake side, "
-                "`real + alpha * (fake - real)`", "fix gradient_penalty: " + SWAP_FIX),
+                "the penalty inside the loss interpolates with alpha on the fake side, `real + alpha * (fake - "
+                "real)`", SWAP_FIX, through="gradient_penalty"),
     ),
     hints={
         "tape-outside-context": "call `gradient_penalty(critic, real, fake, alpha)` inside the "

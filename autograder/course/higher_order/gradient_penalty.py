@@ -40,6 +40,16 @@ EXERCISE = Exercise(
         Mistake("wrong-norm-axis", "gp_axis_one",
                 "the norm is taken over axis 1 only (`tf.norm(g, axis=1)`): right for (batch, d) vectors, but for "
                 "(batch, h, w, c) images it leaves a (batch, w, c) tensor of column norms", NORM_FIX),
+        Mistake("wrong-norm-axis", "gp_last_axis",
+                "the norm is taken over the last axis only (`tf.norm(g, axis=-1)`): right for (batch, d) vectors, "
+                "but for (batch, h, w, c) images it leaves a (batch, h, w) tensor of norms over the channels",
+                NORM_FIX),
+        Mistake("wrong-norm-axis", "gp_spatial_axes",
+                "the norm of image gradients is taken over the spatial axes only (axes 1 and 2 of (batch, h, w, "
+                "c)), leaving one norm per example and channel: the channels must be in the norm too", NORM_FIX),
+        Mistake("wrong-norm-axis", "gp_batch_axis",
+                "the norm is taken over the batch axis (`axis=0`): one norm per feature across the examples, "
+                "instead of one norm per example", NORM_FIX),
         Mistake("swapped-interpolation", "gp_swapped",
                 "your interpolates put alpha on the fake side, `real + alpha * (fake - real)` (as Keras's WGAN-GP "
                 "example does): the exercise asks for `alpha * real + (1 - alpha) * fake`, the same point only "

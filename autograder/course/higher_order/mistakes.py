@@ -80,6 +80,30 @@ def gp_axis_one(critic, real, fake, alpha):
     return tf.reduce_mean(tf.square(tf.norm(g, axis=1) - 1.0))
 
 
+def _penalty_norm_over(critic, real, fake, alpha, axes):
+    """The penalty with one norm taken over ``axes(rank)`` of the gradient: a wrong set of axes."""
+    import tensorflow as tf
+
+    g = _interpolate_gradients(critic, real, fake, alpha)
+    norm = _safe_norm(tf.reduce_sum(tf.square(g), axis=axes(g.shape.rank)))
+    return tf.reduce_mean(tf.square(norm - 1.0))
+
+
+def gp_last_axis(critic, real, fake, alpha):
+    """`tf.norm(g, axis=-1)`: right for (batch, d) vectors, a (batch, h, w) tensor of norms for images."""
+    return _penalty_norm_over(critic, real, fake, alpha, lambda rank: [rank - 1])
+
+
+def gp_spatial_axes(critic, real, fake, alpha):
+    """The norm over the spatial axes of images, forgetting the channels: one norm per (example, channel)."""
+    return _penalty_norm_over(critic, real, fake, alpha, lambda rank: [1] if rank == 2 else list(range(1, rank - 1)))
+
+
+def gp_batch_axis(critic, real, fake, alpha):
+    """`tf.norm(g, axis=0)`: one norm per feature across the batch, instead of one per example."""
+    return _penalty_norm_over(critic, real, fake, alpha, lambda rank: [0])
+
+
 # --------------------------------------------------------------------------- critic_gradients
 
 def _critic_loss_gradients(critic, real, fake, alpha, gp_weight, sign=1.0, penalty_inside=True, gp=_penalty):

@@ -14,29 +14,36 @@ may be a helper in another cell.
 
 What it holds: ``findings`` (what is reported), ``source`` (the parsed cells, top-level definitions,
 aliases, closure), ``scopes`` and ``syntax`` (Python's scoping, expression helpers), ``function`` (one
-body indexed), ``bodies`` (the indexes of one reading; which calls compute a gradient), the checks
-``cuts``, ``tape_context``, ``watching``, ``summing`` and ``persistence``, and ``guard`` (crashes, strict mode).
+body indexed), ``bodies`` (the indexes of one reading; which calls compute a gradient), ``delegated`` (gradient
+calls a helper, lambda or partial makes on a tape it is given or closes over), the checks ``cuts``,
+``tape_context``, ``watching``, ``summing``, ``persistence``, ``norms`` and ``paths`` (what the returned value
+is made of), and ``guard`` (crashes, strict mode). A finding that knows its cause carries its headline and fix;
+the report also lists the top-level functions the exercise calls (``reaches``: another exercise may be a cause).
 
 May import: autograder.load, autograder.model, autograder.config (AUTOGRADER_STRICT_STATIC only), the
 standard library.
 """
 from __future__ import annotations
 
+import ast
 from functools import partial
 
 from autograder.judge.static.bodies import Bodies
 from autograder.judge.static.cuts import cut_findings
-from autograder.judge.static.findings import Finding, FunctionReport, dedupe
+from autograder.judge.static.findings import Finding, FunctionReport, Reached, dedupe
 from autograder.judge.static.function import FunctionIndex
 from autograder.judge.static.guard import Guard, StaticCheckCrash, strict_by_default
+from autograder.judge.static.norms import norm_axis_findings
+from autograder.judge.static.paths import path_findings
 from autograder.judge.static.persistence import non_persistent_findings
-from autograder.judge.static.source import Submission
+from autograder.judge.static.scopes import free_names
+from autograder.judge.static.source import Definition, Submission
 from autograder.judge.static.summing import summed_findings
 from autograder.judge.static.tape_context import outside_context_findings
 from autograder.judge.static.watching import unwatched_findings
 from autograder.load.cells import SubmissionSource
 
-__all__ = ["Finding", "FunctionReport", "StaticCheckCrash", "analyze"]
+__all__ = ["Finding", "FunctionReport", "Reached", "StaticCheckCrash", "analyze"]
 
 
 def analyze(source: SubmissionSource, function_name: str, *, strict: bool | None = None) -> FunctionReport:
@@ -63,6 +70,11 @@ def analyze(source: SubmissionSource, function_name: str, *, strict: bool | None
         for index in guard.run(f"function bodies in `{name}`", lambda: bodies.of(definition), []):
             findings.extend(guard.run(f"tape checks in `{index.fn.name}` (line {index.fn.lineno})",
                                       partial(_tape_findings, bodies, index), []))
+            findings.extend(guard.run(f"gradient norms in `{index.fn.name}` (line {index.fn.lineno})",
+                                      partial(norm_axis_findings, submission, index), []))
+    if isinstance(target.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        findings.extend(guard.run(f"the value `{function_name}` returns",
+                                  partial(path_findings, bodies, bodies.index(target.node, target.parsed, None)), []))
     return FunctionReport(
         name=function_name,
         defined=True,
@@ -73,13 +85,32 @@ def analyze(source: SubmissionSource, function_name: str, *, strict: bool | None
         uses_stop_gradient=flags["stop_gradient"],
         findings=dedupe(findings, submission.cell_order()),
         crashes=tuple(guard.crashes),
+        reaches=tuple(guard.run(f"functions `{function_name}` calls", lambda: _reached(submission, closure), [])),
     )
+
+
+def _reached(submission: Submission, closure: list[Definition]) -> list[Reached]:
+    """The top-level functions in a closure (but its first, the target), each with where it is first called."""
+    reached = []
+    for definition in closure[1:]:
+        if not isinstance(definition.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for caller in closure:
+            root = caller.value if caller.value is not None else caller.node
+            use = next((n for n in free_names(root, frozenset()) if n.id == definition.name), None)
+            if use is not None:
+                found = submission.finding("", "", caller.parsed, use, ())
+                reached.append(Reached(definition.name, found.cell, found.line, found.code,
+                                       submission.cell_number(definition.parsed), definition.node.lineno,
+                                       definition.node.end_lineno or definition.node.lineno))
+                break
+    return reached
 
 
 def _tape_findings(bodies: Bodies, index: FunctionIndex) -> list[Finding]:
     """The tape checks of one body: each gradient call's target, then each non-persistent tape."""
     found: list[Finding] = []
-    for call in index.calls:
+    for call in [*index.calls, *bodies.delegated(index)]:
         if call.tape is not None and call.tape.blocks and not call.deferred:
             found.extend(outside_context_findings(bodies, index, call))
             found.extend(unwatched_findings(bodies, index, call))

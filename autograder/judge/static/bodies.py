@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import ast
 
+from autograder.judge.static.delegated import delegated_calls, resolve_helper
 from autograder.judge.static.function import FunctionIndex, FunctionNode
-from autograder.judge.static.scopes import free_names
+from autograder.judge.static.scopes import arg_names, free_names
+from autograder.judge.static.syntax import TAPE_METHODS
 from autograder.judge.static.source import Definition, Parsed, Submission
 
 
@@ -16,6 +18,13 @@ class Bodies:
         self.submission = submission
         self._indexes: dict[int, FunctionIndex] = {}
         self._computes: dict[int, bool] = {}
+        self._delegated: dict[int, list] = {}
+
+    def delegated(self, index: FunctionIndex) -> list:
+        """The gradient calls a body makes through helpers given a tape (``delegated``), found once."""
+        if id(index) not in self._delegated:
+            self._delegated[id(index)] = delegated_calls(self, index)
+        return self._delegated[id(index)]
 
     def index(self, fn: FunctionNode, parsed: Parsed, outer: FunctionIndex | None) -> FunctionIndex:
         """The index of a def (made the first time it is asked for, with that ``outer``)."""
@@ -77,13 +86,14 @@ class Bodies:
         return ("global", found) if found is not None else None
 
     def call_computes_gradient(self, index: FunctionIndex, call: ast.Call,
-                               stack: frozenset[int] = frozenset()) -> bool:
-        """Whether a call in a body (of a bare name) computes a tape gradient."""
+                               stack: frozenset[int] = frozenset(), at: ast.stmt | None = None) -> bool:
+        """Whether a call in a body (of a bare name) computes a tape gradient; ``at``: the call's statement, to
+        follow a name bound in the body to a lambda or a `functools.partial` of a function."""
         if not isinstance(call.func, ast.Name):
             return False
         resolved = self.resolve_function(index, call.func.id)
         if resolved is None:
-            return False
+            return at is not None and self._local_helper_computes(index, call, at, stack)
         kind, what = resolved
         if kind == "local":
             fn, owner = what
@@ -92,9 +102,20 @@ class Bodies:
             return self.computes_gradient(self.index(fn, index.parsed, owner), stack | {id(fn)})
         return self.definition_computes_gradient(what, stack)
 
+    def _local_helper_computes(self, index: FunctionIndex, call: ast.Call, at: ast.stmt, stack: frozenset[int]) -> bool:
+        """Whether a name bound in the body to a lambda (or a partial of a function) computes a tape gradient."""
+        helper = resolve_helper(self, index, call.func, at)
+        if helper is None or id(helper.fn) in stack:
+            return False
+        if isinstance(helper.fn, ast.Lambda):
+            return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in TAPE_METHODS
+                       for n in ast.walk(helper.fn.body))
+        return self.computes_gradient(self.index(helper.fn, index.parsed, index), stack | {id(helper.fn)})
+
     def computes_gradient(self, index: FunctionIndex, stack: frozenset[int] = frozenset()) -> bool:
-        """Whether running a body calls gradient/jacobian on a tape (here or in what it calls)."""
-        if any(c.tape is not None for c in index.calls):
+        """Whether running a body calls gradient/jacobian on a tape (here or in what it calls): a tape of its own,
+        or one it is given or closes over (`tape.gradient` on a parameter or a name from an enclosing scope)."""
+        if any(c.tape is not None or _given(index, c.call) for c in index.calls):
             return True
         stack = stack | {id(index.fn)}
         for stmt in index.stmts:
@@ -102,3 +123,9 @@ class Bodies:
                 if isinstance(node, ast.Call) and self.call_computes_gradient(index, node, stack):
                     return True
         return False
+
+
+def _given(index: FunctionIndex, call: ast.Call) -> bool:
+    """Whether `name.gradient(...)` calls it on a name the body was given (a parameter) or closes over."""
+    name = call.func.value.id
+    return name in arg_names(index.fn.args) or name not in index.locals

@@ -45,7 +45,9 @@ def _scan(submission: Submission, node: ast.AST, parsed: Parsed, quiet: bool, fo
         if not quiet:
             message = _message(submission, node, parsed)
             if message:
-                found.append(submission.finding("gradient-cut", message, parsed, node, (node.lineno,)))
+                headline, fix = _cause_and_fix(submission, node, parsed)
+                found.append(submission.finding("gradient-cut", message, parsed, node, (node.lineno,),
+                                                headline=headline, fix=fix))
         name = call_name(node)
         if name in QUIET_CALLS:
             quiet = True
@@ -81,6 +83,30 @@ def _message(submission: Submission, call: ast.Call, parsed: Parsed) -> str | No
         return (f"`{text}` on line {line} blocks the gradient through its argument: "
                 "right only where that value must stay constant")
     return None
+
+
+def _cause_and_fix(submission: Submission, call: ast.Call, parsed: Parsed) -> tuple[str, str]:
+    """The headline and the fix of a cut ``_message`` reported, about its own line."""
+    func = call.func
+    text = snippet(parsed, call)
+    line = call.lineno
+    if isinstance(func, ast.Attribute) and func.attr == "numpy":
+        return (f"`{text}` (line {line}) turns a tensor into a NumPy array, so the gradient stops there",
+                f"drop `.numpy()` on line {line} and keep TensorFlow ops on the tensor (turn it into NumPy only "
+                "after the last gradient is taken)")
+    if isinstance(func, ast.Name) and func.id in ("float", "int"):
+        return (f"`{text}` (line {line}) turns the value into a Python number, so the gradient stops there",
+                f"drop `{func.id}(...)` on line {line} and keep the value a tensor")
+    if submission.aliases.is_stop_gradient(func):
+        return (f"`{text}` (line {line}) blocks the gradient through its argument",
+                f"keep inside `tf.stop_gradient(...)` on line {line} only the value that must stay constant")
+    chain = attribute_chain(func) if isinstance(func, ast.Attribute) else []
+    if chain and chain[0] in submission.aliases.numpy:
+        return (f"`{text}` (line {line}) computes with NumPy, outside TensorFlow, so the gradient stops there",
+                f"use TensorFlow's op on line {line} instead of `{'.'.join(chain)}` "
+                f"(`tf.experimental.numpy.{chain[-1]}` takes the same arguments)")
+    return (f"`{text}` (line {line}) casts to an integer type, which carries no gradient",
+            f"keep a floating dtype on line {line}: cast to `x.dtype` (or drop the cast)")
 
 
 class _Lazy:

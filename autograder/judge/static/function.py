@@ -33,6 +33,25 @@ class GradCall:
     stmt: ast.stmt
     repeated: bool  # inside a comprehension: runs once per element
     deferred: bool  # inside a lambda: may never run here
+    # What is differentiated, and with respect to what, as the caller writes them; a helper's call
+    # (`_grad(outer, first, x)`, whose body calls `tape.gradient(target, source)`) passes them as arguments.
+    target: ast.expr | None = None
+    sources: ast.expr | None = None
+    via: str = ""  # the helper whose body calls the tape's method, or "" for `tape.gradient(...)` itself
+    run_by: str = ""  # the TensorFlow call that runs the helper (`tf.while_loop`), when it is not called by name
+
+    def __post_init__(self):
+        if not self.via:
+            args = self.call.args
+            self.target = args[0] if args else keyword(self.call, "target")
+            self.sources = args[1] if len(args) > 1 else keyword(self.call, "sources")
+
+    def label(self, parsed: Parsed) -> str:
+        """How a message names the call: `tape.gradient(...)`, or the helper call that makes it."""
+        name = self.tape.name if self.tape is not None else "the tape"
+        if self.run_by:
+            return f"`{name}.{self.method}(...)` in `{self.via}` (run by `{self.run_by}`)"
+        return f"`{snippet(parsed, self.call)}`" if self.via else f"`{name}.{self.method}(...)`"
 
 
 @dataclass(eq=False)
@@ -146,15 +165,19 @@ class FunctionIndex:
                 if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                         and node.func.attr in TAPE_METHODS and isinstance(node.func.value, ast.Name)):
                     tape = self.resolve_tape(node.func.value.id, stmt)
-                    repeated = deferred = False
-                    up = self.parent.get(id(node))
-                    while up is not None and up is not stmt:
-                        repeated = repeated or isinstance(up, COMPREHENSIONS)
-                        deferred = deferred or isinstance(up, ast.Lambda)
-                        up = self.parent.get(id(up))
-                    calls.append(GradCall(node, tape, node.func.attr, stmt, repeated, deferred))
+                    calls.append(GradCall(node, tape, node.func.attr, stmt, *self.around(node, stmt)))
         calls.sort(key=lambda c: pos(c.call))
         return calls
+
+    def around(self, node: ast.AST, stmt: ast.stmt) -> tuple[bool, bool]:
+        """(inside a comprehension: runs once per element, inside a lambda: may never run here) for a node."""
+        repeated = deferred = False
+        up = self.parent.get(id(node))
+        while up is not None and up is not stmt:
+            repeated = repeated or isinstance(up, COMPREHENSIONS)
+            deferred = deferred or isinstance(up, ast.Lambda)
+            up = self.parent.get(id(up))
+        return repeated, deferred
 
     def _find_assigns(self) -> dict[str, list[Assign]]:
         found: dict[str, list[Assign]] = {}

@@ -181,12 +181,13 @@ class Submission:
         return False
 
     def finding(self, pitfall: str, message: str, parsed: Parsed, node: ast.AST,
-                related: tuple[int, ...]) -> Finding:
-        """A finding at a node; ``related``: the lines the message names."""
+                related: tuple[int, ...], headline: str = "", fix: str = "", whole_path: bool = False) -> Finding:
+        """A finding at a node; ``related``: the lines the message names; ``headline`` and ``fix``: the cause
+        and the change, when the check knows them (see ``Finding``)."""
         line = node.lineno
         lines = parsed.lines
         code = lines[line - 1].strip() if 0 < line <= len(lines) else ""
-        return Finding(pitfall, message, self.cell_number(parsed), line, code, related)
+        return Finding(pitfall, message, self.cell_number(parsed), line, code, related, headline, fix, whole_path)
 
 
 def _top_level_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:

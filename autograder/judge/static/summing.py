@@ -16,17 +16,19 @@ from autograder.judge.static.function import FunctionIndex, GradCall
 
 def summed_findings(bodies: Bodies, index: FunctionIndex, grad: GradCall) -> list[Finding]:
     """`T.gradient(g, ...)` with `g` assigned from another gradient call."""
-    target = grad.call.args[0] if grad.call.args else None
+    target = grad.target
     if grad.method != "gradient" or not isinstance(target, ast.Name):
         return []
     for assign in index.reaching(target.id, grad.stmt):
         value = assign.value
         if (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "gradient"
                 and value is not grad.call):
-            message = (f"`{grad.tape.name if grad.tape else 'the tape'}.gradient({target.id}, ...)` on line "
-                       f"{grad.call.lineno} differentiates `{target.id}`, itself a gradient (line "
-                       f"{assign.stmt.lineno}): `gradient` of a vector is the gradient of its sum, the row sums of "
-                       f"the Hessian (shape (n,)); `.jacobian({target.id}, x)` gives the full (n, n) matrix")
+            called = grad.label(index.parsed) if grad.via else \
+                f"`{grad.tape.name if grad.tape else 'the tape'}.gradient({target.id}, ...)`"
+            message = (f"{called} on line {grad.call.lineno} differentiates `{target.id}`, "
+                       f"itself a gradient (line {assign.stmt.lineno}): `gradient` of a vector is the gradient of its "
+                       f"sum, the row sums of the Hessian (shape (n,)); `.jacobian({target.id}, x)` gives the full "
+                       "(n, n) matrix")
             return [bodies.submission.finding("summed-gradient", message, index.parsed, grad.call,
                                               (grad.call.lineno, assign.stmt.lineno))]
     return []

@@ -12,7 +12,7 @@ from autograder.judge.static.bodies import Bodies
 from autograder.judge.static.findings import Finding
 from autograder.judge.static.function import FunctionIndex, GradCall, Tape
 from autograder.judge.static.source import snippet
-from autograder.judge.static.syntax import TAPE_METHODS, dep_names, keyword, walk_live
+from autograder.judge.static.syntax import TAPE_METHODS, dep_names, walk_live
 
 # Python builtins that only regroup values: applying them after a tape block records nothing, but loses nothing.
 NO_OP_BUILTINS = frozenset({"list", "tuple", "dict", "set", "zip", "enumerate", "range", "len", "print",
@@ -22,49 +22,66 @@ NO_OP_BUILTINS = frozenset({"list", "tuple", "dict", "set", "zip", "enumerate", 
 def outside_context_findings(bodies: Bodies, index: FunctionIndex, grad: GradCall) -> list[Finding]:
     """What a gradient call's target depends on that its tape never recorded (a tape with blocks only)."""
     tape = grad.tape
-    target = grad.call.args[0] if grad.call.args else keyword(grad.call, "target")
+    target = grad.target
     if target is None:
         return []
-    used = f"`{tape.name}.{grad.method}(...)` on line {grad.call.lineno}"
+    used = f"{grad.label(index.parsed)} on line {grad.call.lineno}"
     found: list[Finding] = []
     seen: set[int] = set()
     comprehension_names = index.enclosing_comprehension_names(grad.call, grad.stmt)
+    delegated = {id(c.call): c for c in bodies.delegated(index)}
 
-    def report(message: str, node: ast.AST, related: tuple[int, ...]) -> None:
-        found.append(bodies.submission.finding("tape-outside-context", message, index.parsed, node, related))
+    def report(what: str, consequence: str, node: ast.AST, stmt: ast.stmt, expr: ast.expr, block: ast.AST,
+               after: bool, related: tuple[int, ...]) -> None:
+        """One finding: what the static reading saw (the message), and the cause and fix of that one line."""
+        code = snippet(index.parsed, stmt if node is stmt else expr)
+        side = "after" if after else "before"
+        block_text = (f"the `{tape.header}` block {'ends' if after else 'begins'} "
+                      f"(lines {block.lineno}-{block.end_lineno})")
+        headline = (f"`{code}` is computed {side} the `with` block of `{tape.name}`, the tape that must "
+                    f"differentiate it, so `{tape.name}` never records it")
+        fix = (f"move `{code}` (line {node.lineno}) into the `{tape.header}` block (indented under it"
+               f"{_after_watch(index, tape)})"
+               + (f"; keep {grad.label(index.parsed)} after the block" if grad.stmt is not stmt else "")
+               if node is stmt else
+               f"compute `{code}` inside the `{tape.header}` block (assign it to a name there) and differentiate "
+               "that name after the block")
+        message = f"{what} {side} {block_text}, so `{tape.name}` never records it and {used} {consequence}"
+        found.append(bodies.submission.finding("tape-outside-context", message, index.parsed, node, related,
+                                               headline=headline, fix=fix))
 
     def check(expr: ast.expr, stmt: ast.stmt, node: ast.AST, bindings: dict, depth: int = 0) -> None:
         if not index.inside(stmt, tape):
             block, after = _block_near(tape, stmt)
-            where = (f"{'after' if after else 'before'} the `{tape.header}` block "
-                     f"{'ends' if after else 'begins'} (lines {block.lineno}-{block.end_lineno})")
             lines = (block.lineno, block.end_lineno, grad.call.lineno)
-            source = _gradient_source(bodies, index, expr, stmt, tape)
+            source = _gradient_source(bodies, index, expr, stmt, tape, delegated)
             if source is not None:
                 kind, call, other = source
+                whole = call is expr and depth <= 1
                 if kind == "tape":
                     named_alike = other.name == tape.name
                     whose = (f" on the other tape named `{other.name}` (line {other.created.lineno})"
                              if named_alike else "")
-                    what = f"`{call.func.value.id}.{call.func.attr}(...)`{whose} is called {where}"
+                    shown = (f"`{call.func.value.id}.{call.func.attr}(...)`" if id(call) not in delegated
+                             else f"`{snippet(index.parsed, call)}` (a gradient on `{other.name}`)")
+                    what = f"{shown}{whose} is called"
                     if named_alike:
                         lines = (other.created.lineno, *lines)
                 else:
-                    what = f"`{call.func.id}(...)` computes a gradient {where}"
-                consequence = ("cannot differentiate through it" if kind == "tape"
+                    what = f"`{call.func.id}(...)` computes a gradient"
+                consequence = ("cannot differentiate through it" if kind == "tape" or whole
                                else "silently misses that term")
-                report(f"{what}, so `{tape.name}` never records it and {used} {consequence}", node, lines)
+                report(what, consequence, node, stmt, expr, block, after, lines)
                 return
             if after and _has_op(index, expr, stmt) and _reads_recorded(index, expr, stmt, tape, bindings):
-                text = snippet(index.parsed, stmt if node is stmt else expr)
-                report(f"`{text}` is computed {where}, so `{tape.name}` never records it "
-                       f"and {used} cannot differentiate through it", node, lines)
+                report(f"`{snippet(index.parsed, stmt if node is stmt else expr)}` is computed",
+                       "cannot differentiate through it", node, stmt, expr, block, after, lines)
                 return
-            # The target itself (or what it is directly assigned) computed before the block: never recorded.
-            if not after and depth <= 1 and _has_op(index, expr, stmt) and _reads_sources(expr, grad, bindings):
-                text = snippet(index.parsed, stmt if node is stmt else expr)
-                report(f"`{text}` is computed {where}, so `{tape.name}` never records it "
-                       f"and {used} cannot differentiate through it", node, lines)
+            # The target itself (or what it is directly assigned) computed outside the block from the sources:
+            # never recorded (before the block; or after it, `y = f(x)` once the block has ended).
+            if depth <= 1 and _has_op(index, expr, stmt) and _reads_sources(expr, grad, bindings):
+                report(f"`{snippet(index.parsed, stmt if node is stmt else expr)}` is computed",
+                       "cannot differentiate through it", node, stmt, expr, block, after, lines)
                 return
         for name in dep_names(expr, bindings):
             for assign in index.reaching(name.id, stmt):
@@ -73,8 +90,21 @@ def outside_context_findings(bodies: Bodies, index: FunctionIndex, grad: GradCal
                 seen.add(id(assign))
                 check(assign.value, assign.stmt, assign.stmt, {}, depth + 1)
 
-    check(target, grad.stmt, grad.call, comprehension_names)
+    # A target written in a helper that `tf.while_loop` (or a map) runs is shown where it is written.
+    anchor = target if grad.run_by and getattr(target, "lineno", None) else grad.call
+    check(target, grad.stmt, anchor, comprehension_names)
     return found
+
+
+def _after_watch(index: FunctionIndex, tape: Tape) -> str:
+    """', after `tape.watch(x)`' when the tape's block watches something: what it computes must come after."""
+    for block in tape.blocks:
+        for stmt in block.body:
+            for node in ast.walk(stmt):
+                if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "watch"
+                        and isinstance(node.func.value, ast.Name) and node.func.value.id == tape.name):
+                    return f", after `{snippet(index.parsed, node)}`"
+    return ""
 
 
 def _block_near(tape: Tape, stmt: ast.stmt) -> tuple[ast.AST, bool]:
@@ -85,18 +115,21 @@ def _block_near(tape: Tape, stmt: ast.stmt) -> tuple[ast.AST, bool]:
     return min(tape.blocks, key=lambda b: b.lineno), False
 
 
-def _gradient_source(bodies: Bodies, index: FunctionIndex, expr: ast.expr, stmt: ast.stmt,
-                     tape: Tape) -> tuple[str, ast.Call, Tape | None] | None:
-    """A gradient computed by another tape, or by a function that computes one, in an expression."""
+def _gradient_source(bodies: Bodies, index: FunctionIndex, expr: ast.expr, stmt: ast.stmt, tape: Tape,
+                     delegated: dict[int, GradCall]) -> tuple[str, ast.Call, Tape | None] | None:
+    """A gradient computed by another tape (itself, or through a helper given that tape), or by a function
+    that computes one, in an expression."""
     for node in walk_live(expr):
         if not isinstance(node, ast.Call):
             continue
+        if id(node) in delegated and delegated[id(node)].tape is not tape:
+            return ("tape", node, delegated[id(node)].tape)
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr in TAPE_METHODS and isinstance(func.value, ast.Name):
             other = index.resolve_tape(func.value.id, stmt)
             if other is not None and other is not tape:
                 return ("tape", node, other)
-        elif isinstance(func, ast.Name) and bodies.call_computes_gradient(index, node):
+        elif isinstance(func, ast.Name) and bodies.call_computes_gradient(index, node, at=stmt):
             return ("function", node, None)
     return None
 
@@ -110,7 +143,7 @@ def _reads_recorded(index: FunctionIndex, expr: ast.expr, stmt: ast.stmt, tape: 
 
 def _reads_sources(expr: ast.expr, grad: GradCall, bindings: dict) -> bool:
     """Whether an expression reads one of the names the gradient call differentiates with respect to."""
-    sources = grad.call.args[1] if len(grad.call.args) > 1 else keyword(grad.call, "sources")
+    sources = grad.sources
     names = {n.id for n in ast.walk(sources) if isinstance(n, ast.Name)} if sources is not None else set()
     return any(name.id in names for name in dep_names(expr, bindings))
 

@@ -15,7 +15,6 @@ import ast
 from autograder.judge.static.bodies import Bodies
 from autograder.judge.static.findings import Finding
 from autograder.judge.static.function import FunctionIndex, GradCall, Tape
-from autograder.judge.static.syntax import keyword
 
 VARIABLE_ATTRIBUTES = frozenset({"trainable_variables", "variables", "trainable_weights", "weights",
                                  "non_trainable_variables"})
@@ -25,7 +24,7 @@ def unwatched_findings(bodies: Bodies, index: FunctionIndex, grad: GradCall) -> 
     """The sources of a gradient call (plain names) that its tape never watches."""
     if grad.method not in ("gradient", "jacobian", "batch_jacobian"):
         return []
-    sources = grad.call.args[1] if len(grad.call.args) > 1 else keyword(grad.call, "sources")
+    sources = grad.sources
     if sources is None:
         return []
     names = [sources] if isinstance(sources, ast.Name) else (
@@ -36,11 +35,15 @@ def unwatched_findings(bodies: Bodies, index: FunctionIndex, grad: GradCall) -> 
     for name in names:
         if _may_be_watched(index, name.id, grad.stmt, watched, set()):
             continue
-        message = (f"`{tape.name}.{grad.method}(...)` on line {grad.call.lineno} differentiates with respect to "
+        message = (f"{grad.label(index.parsed)} on line {grad.call.lineno} differentiates with respect to "
                    f"`{name.id}`, which `{tape.name}` never watches ({tape.header}, line {tape.created.lineno}): "
                    f"for a tf.Tensor it gives None; call `{tape.name}.watch({name.id})` first thing in the block")
-        found.append(bodies.submission.finding("unwatched-tensor", message, index.parsed, grad.call,
-                                               (tape.created.lineno, grad.call.lineno)))
+        found.append(bodies.submission.finding(
+            "unwatched-tensor", message, index.parsed, grad.call, (tape.created.lineno, grad.call.lineno),
+            headline=(f"{grad.label(index.parsed)} differentiates with respect to `{name.id}`, which `{tape.name}` "
+                      f"never watches: for a tf.Tensor `{name.id}` the gradient is None"),
+            fix=(f"call `{tape.name}.watch({name.id})` first thing in the `{tape.header}` block (line "
+                 f"{tape.created.lineno}), before anything is computed from `{name.id}`")))
     return found
 
 

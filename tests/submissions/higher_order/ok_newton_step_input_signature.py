@@ -1,0 +1,63 @@
+"""The solve in a tf.function with an input_signature; the tapes in eager code."""
+import numpy as np
+import tensorflow as tf
+
+
+def derivatives(f, x):
+    zero = tf.UnconnectedGradients.ZERO
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        dy_dx = inner.gradient(y, x, unconnected_gradients=zero)
+    d2y_dx2 = outer.gradient(dy_dx, x, unconnected_gradients=zero)
+    return dy_dx, d2y_dx2
+
+
+def hessian_vector_product(f, x, v):
+    zero = tf.UnconnectedGradients.ZERO
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        g = inner.gradient(y, x, unconnected_gradients=zero)
+        g_dot_v = tf.reduce_sum(g * v)
+    return outer.gradient(g_dot_v, x, unconnected_gradients=zero)
+
+
+def gradient_penalty(critic, real, fake, alpha):
+    interpolates = alpha * real + (1.0 - alpha) * fake
+    with tf.GradientTape() as tape:
+        tape.watch(interpolates)
+        scores = tf.reduce_sum(critic(interpolates))
+    g = tape.gradient(scores, interpolates, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+    squared = tf.reduce_sum(tf.square(g), axis=tf.range(1, tf.rank(g)))
+    nonzero = squared > 0
+    norm = tf.where(nonzero, tf.sqrt(tf.where(nonzero, squared, tf.ones_like(squared))), tf.zeros_like(squared))
+    return tf.reduce_mean(tf.square(norm - 1.0))
+
+
+def critic_gradients(critic, real, fake, alpha, gp_weight):
+    with tf.GradientTape() as tape:
+        wasserstein = tf.reduce_mean(critic(fake)) - tf.reduce_mean(critic(real))
+        loss = wasserstein + gp_weight * gradient_penalty(critic, real, fake, alpha)
+    grads = tape.gradient(loss, critic.trainable_variables, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+    return loss, grads
+
+
+@tf.function(input_signature=[tf.TensorSpec([None, None], tf.float64), tf.TensorSpec([None], tf.float64)])
+def _solve(matrix, rhs):
+    return tf.linalg.solve(matrix, rhs[:, tf.newaxis])[:, 0]
+
+
+def newton_step(f, x):
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        g = inner.gradient(y, x)
+    hessian = outer.jacobian(g, x)
+    return x - _solve(hessian, g)
