@@ -6,8 +6,7 @@
    from the cache or from a contained run of its own;
 3. **run**: every submission that must run, in a contained child, at most ``jobs`` at once;
 4. **judge**: each finished record against its reference (``judge.evaluate``), then delivered: to the
-   journal, the kept grades and the caller, in the order they finish; ``grade`` returns them in the
-   order given.
+   journal, the kept grades and the caller as they finish; ``grade`` returns them in the order given.
 """
 from __future__ import annotations
 
