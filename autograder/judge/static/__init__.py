@@ -15,7 +15,8 @@ may be a helper in another cell.
 What it holds: ``findings`` (what is reported), ``source`` (the parsed cells, top-level definitions,
 aliases, closure), ``scopes`` and ``syntax`` (Python's scoping, expression helpers), ``function`` (one
 body indexed), ``bodies`` (the indexes of one reading; which calls compute a gradient), the checks
-``cuts``, ``tape_context``, ``watching``, ``summing`` and ``persistence``, and ``guard`` (crashes, strict mode).
+``cuts``, ``tape_context``, ``watching``, ``summing``, ``persistence`` and ``norms``, and ``guard``
+(crashes, strict mode).
 
 May import: autograder.load, autograder.model, autograder.config (AUTOGRADER_STRICT_STATIC only), the
 standard library.
@@ -29,6 +30,7 @@ from autograder.judge.static.cuts import cut_findings
 from autograder.judge.static.findings import Finding, FunctionReport, dedupe
 from autograder.judge.static.function import FunctionIndex
 from autograder.judge.static.guard import Guard, StaticCheckCrash, strict_by_default
+from autograder.judge.static.norms import norm_findings
 from autograder.judge.static.persistence import non_persistent_findings
 from autograder.judge.static.source import Submission
 from autograder.judge.static.summing import summed_findings
@@ -63,6 +65,8 @@ def analyze(source: SubmissionSource, function_name: str, *, strict: bool | None
         for index in guard.run(f"function bodies in `{name}`", lambda: bodies.of(definition), []):
             findings.extend(guard.run(f"tape checks in `{index.fn.name}` (line {index.fn.lineno})",
                                       partial(_tape_findings, bodies, index), []))
+    findings.extend(guard.run(f"norms in `{function_name}`",
+                              lambda: norm_findings(submission, closure, flags["custom_gradient"]), []))
     return FunctionReport(
         name=function_name,
         defined=True,
