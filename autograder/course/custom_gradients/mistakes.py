@@ -198,6 +198,16 @@ def norm_squared(x):
     return _norm_with_gradient(x, lambda x: tf.square(_stable_norm(x)), lambda up, x, norm: 2.0 * up[:, None] * x)
 
 
+def norm_max_without_abs(x):
+    import tensorflow as tf
+
+    def value(x):
+        scale = tf.reduce_max(x, axis=1)
+        scale = tf.where(tf.equal(scale, 0.0), tf.ones_like(scale), scale)
+        return scale * tf.sqrt(tf.reduce_sum(tf.square(x / scale[:, None]), axis=1))
+    return _norm_with_gradient(x, value, lambda up, x, norm: up[:, None] * x / _nonzero(norm)[:, None])
+
+
 def norm_epsilon(x):
     import tensorflow as tf
 

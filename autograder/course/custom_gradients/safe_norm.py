@@ -43,9 +43,9 @@ def make_cases(rng: np.random.Generator):
         return uniform(rng, (rows,), -2, 2, dtype)
 
     return [
-        case("f32-rows", "float32 Tensor x = [[3, 4, 0, 0], [1, -2, 2, 0], [0.5, 0.5, 0.5, 0.5]], loss = sum(y)",
+        case("f32-rows", "float32 Tensor x = [[3, 4, 0, 0], [1, -2, 2, 0], [-2, -1, -2, -4]], loss = sum(y)",
              public=True, reason=VALUE_AND_GRADIENT,
-             args=dict(x=array([[3, 4, 0, 0], [1, -2, 2, 0], [0.5, 0.5, 0.5, 0.5]], "float32"), upstream=None)),
+             args=dict(x=array([[3, 4, 0, 0], [1, -2, 2, 0], [-2, -1, -2, -4]], "float32"), upstream=None)),
         case("f32-weighted", "float32 Tensor x = [[1, 2, 2], [-3, 0, 4], [2, -1, 0.5]], weighted loss sum(w * y) "
              "with w = [1, -2, 0.5]", tags=("upstream",), public=True, reason=VALUE_AND_GRADIENT,
              args=dict(x=array([[1, 2, 2], [-3, 0, 4], [2, -1, 0.5]], "float32"),
@@ -187,6 +187,10 @@ EXERCISE = Exercise(
                 "the function returns the squared norm (no square root)",
                 "take the square root of the (scaled) sum of squares; the gradient of the norm is x / norm, not 2 x",
                 cases=plain),
+        Mistake("wrong-value", "norm_max_without_abs",
+                "each row is scaled by its largest entry, not its largest magnitude (`tf.reduce_max(x)` without "
+                "`tf.abs`): a row of negative numbers gets a negative scale, so a negative norm",
+                "scale by `tf.reduce_max(tf.abs(x), axis=1)`", cases=plain, outputs=("value",)),
         Mistake("wrong-value", "norm_epsilon",
                 "a small epsilon (1e-12) is added inside the square root, as WGAN-GP code often does: the norm of an "
                 "all-zero row is sqrt(1e-12) = 1e-6, not 0",
