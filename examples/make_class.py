@@ -79,6 +79,19 @@ STUDENTS["ada"] = {
             g = tf.recompute_grad(f)
             return g
         """,
+        "safe_norm": """
+            x = tf.convert_to_tensor(x)
+            peak = tf.reduce_max(tf.abs(x), axis=1)  # each row's largest magnitude
+            peak = tf.where(peak > 0, peak, tf.ones_like(peak))  # all-zero row: divide by 1
+            norm = peak * tf.sqrt(tf.reduce_sum(tf.square(x / peak[:, None]), axis=1))
+
+            def grad_fn(upstream):
+                # vector-Jacobian product: row i gets upstream[i] * x_i / |x_i|
+                safe = tf.where(norm > 0, norm, tf.ones_like(norm))
+                return upstream[:, None] * x / safe[:, None]
+
+            return norm, grad_fn
+        """,
     },
     "higher_order": {
         "derivatives": """
@@ -217,6 +230,15 @@ STUDENTS["bram"] = {
         "checkpointed": """
             return tf.recompute_grad(f)
         """,
+        # MISTAKE: squares the entries unscaled: inf for rows of 1e30, 0 for rows of 1e-30
+        "safe_norm": """
+            norm = tf.sqrt(tf.reduce_sum(x * x, axis=1))
+
+            def grad_fn(upstream):
+                return upstream[:, None] * tf.math.divide_no_nan(x, norm[:, None])
+
+            return norm, grad_fn
+        """,
     },
     "higher_order": {
         # MISTAKE: inner.gradient is called after leaving the outer `with` block
@@ -354,6 +376,17 @@ STUDENTS["chiara"] = {
             checkpointed_f = tf.recompute_grad(f)
             return checkpointed_f
         """,
+        # MISTAKE: grad_fn divides by the norm unguarded: NaN for an all-zero row
+        "safe_norm": """
+            m = tf.reduce_max(tf.abs(x), axis=1, keepdims=True)
+            m = tf.where(m > 0, m, tf.ones_like(m))
+            norm = tf.squeeze(m, axis=1) * tf.norm(x / m, axis=1)
+
+            def grad_fn(upstream):
+                return tf.expand_dims(upstream, 1) * x / tf.expand_dims(norm, 1)
+
+            return norm, grad_fn
+        """,
     },
     "higher_order": {
         "derivatives": """
@@ -444,6 +477,13 @@ STUDENTS["dev"] = {
         "checkpointed": """
             return tf.recompute_grad(f)
         """,
+        "safe_norm": """
+            scale = tf.reduce_max(tf.abs(x), axis=-1, keepdims=True)
+            scaled = tf.math.divide_no_nan(x, scale)
+            norm = tf.squeeze(scale, -1) * tf.sqrt(tf.reduce_sum(scaled * scaled, axis=-1))
+            grad_fn = lambda upstream: tf.math.divide_no_nan(upstream[:, None] * x, norm[:, None])
+            return norm, grad_fn
+        """,
     },
     "jacobians": {
         "jacobian": """
@@ -527,6 +567,17 @@ STUDENTS["esra"] = {
                 return f(inputs)
 
             return wrapped
+        """,
+        "safe_norm": """
+            x = tf.identity(x)
+            big = tf.reduce_max(tf.abs(x), axis=1, keepdims=True)
+            unit_scale = tf.math.divide_no_nan(x, big)  # entries in [-1, 1]: no overflow, no underflow
+            norm = tf.reshape(big, [-1]) * tf.linalg.norm(unit_scale, axis=1)
+
+            def grad_fn(dy):
+                return tf.math.divide_no_nan(tf.reshape(dy, [-1, 1]) * x, tf.reshape(norm, [-1, 1]))
+
+            return norm, grad_fn
         """,
     },
     "higher_order": {
@@ -759,6 +810,7 @@ STUDENTS["greta"] = {
             return tf.reduce_mean(tf.square(q - target))
         """,
         "checkpointed": None,  # left the stub
+        "safe_norm": None,  # left the stub
     },
     "higher_order": {
         "derivatives": """
@@ -838,6 +890,12 @@ STUDENTS["hiro"] = {
         "checkpointed": """
             return tf.recompute_grad(lambda t: f(t))
         """,
+        "safe_norm": """
+            m = tf.reduce_max(tf.abs(x), 1)
+            m = tf.where(m == 0, tf.ones_like(m), m)
+            n = m * tf.norm(x / m[:, None], axis=1)
+            return n, lambda dy: dy[:, None] * x / tf.where(n == 0, tf.ones_like(n), n)[:, None]
+        """,
     },
     "jacobians": {
         "jacobian": """
@@ -916,6 +974,16 @@ STUDENTS["ines"] = {
         """,
         "checkpointed": """
             return tf.recompute_grad(f)
+        """,
+        "safe_norm": """
+            x = tf.convert_to_tensor(x)
+            wide = tf.cast(x, tf.float64)  # float64 holds the squares of 1e30 and of 1e-30
+            norm = tf.cast(tf.sqrt(tf.reduce_sum(wide * wide, axis=1)), x.dtype)
+
+            def grad_fn(upstream):
+                return upstream[:, None] * tf.math.divide_no_nan(x, norm[:, None])
+
+            return norm, grad_fn
         """,
     },
     "higher_order": {
@@ -1047,6 +1115,18 @@ STUDENTS["jonas"] = {
                 return f(x)
             return g
         """,
+        # MISTAKE: upstream multiplied without [:, None]: lined up with the columns of x
+        "safe_norm": """
+            s = tf.reduce_max(tf.abs(x), axis=1)
+            s = tf.where(s > 0, s, tf.ones_like(s))
+            norm = s * tf.sqrt(tf.reduce_sum((x / s[:, None]) ** 2, axis=1))
+
+            def grad_fn(upstream):
+                safe = tf.where(norm > 0, norm, tf.ones_like(norm))
+                return upstream * x / safe[:, None]
+
+            return norm, grad_fn
+        """,
     },
     "higher_order": {
         "derivatives": """
@@ -1136,6 +1216,11 @@ STUDENTS["kwame"] = {
         """,
         "checkpointed": """
             return tf.recompute_grad(f)
+        """,
+        # MISTAKE: tf.norm of the raw rows and an unguarded division: unstable, and NaN at a zero row
+        "safe_norm": """
+            norm = tf.norm(x, axis=1)
+            return norm, lambda upstream: upstream[:, None] * x / norm[:, None]
         """,
     },
     "higher_order": {

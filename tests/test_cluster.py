@@ -261,7 +261,7 @@ def test_over_the_cluster_no_output_holds_the_secret_and_honest_work_gets_its_so
                            cwd=ROOT, env=cluster_env(cache), capture_output=True, text=True, timeout=600)
     assert alone.returncode == 0, alone.stderr[-3000:]
     (solo,) = json.loads(alone.stdout)
-    assert results["honest_a.py"]["score"] == 10.0
+    assert results["honest_a.py"]["score"] == assignment_by_id("custom_gradients").max_score
     assert {k: v for k, v in results["honest_a.py"].items() if k != "submission"} == \
         {k: v for k, v in solo.items() if k != "submission"}
 

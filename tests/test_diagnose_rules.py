@@ -205,3 +205,46 @@ def test_an_errors_headline_is_what_went_wrong():
     assert headline(traced) == "Cannot reshape a tensor with 2 elements to shape [3]"
     assert "output limit" in headline(ErrorInfo("OSError", "[Errno 27] File too large"))
     assert headline(ErrorInfo("KeyError", "'x'\nmore")) == "'x'"
+
+
+def test_nan_where_the_reference_is_zero_on_a_zero_row_case_is_nan_at_zero():
+    # A zero row: the reference's value and gradient are 0 there; the student's gradient is NaN there only.
+    cases = [case("plain"), case("zero", "zero")]
+    zero_row = ok([0.0, 3.0], [[0.0, 0.0], [0.6, 0.8]])
+    nan_row = ok([0.0, 3.0], [[np.nan, np.nan], [0.6, 0.8]])
+    assert judge(exercise(), cases, [RIGHT, nan_row], [RIGHT, zero_row]).pitfalls == ["nan-at-zero"]
+    # NaN where the reference is not 0 is something else; so is a NaN on a case without a zero row.
+    everywhere = ok([0.0, 3.0], [[np.nan, np.nan], [np.nan, 0.8]])
+    assert judge(exercise(), cases, [RIGHT, everywhere], [RIGHT, zero_row]).pitfalls == ["wrong-value"]
+    untagged = [case("plain"), case("zero")]
+    assert judge(exercise(), untagged, [RIGHT, nan_row], [RIGHT, zero_row]).pitfalls == ["wrong-value"]
+
+
+def test_a_gradient_that_fails_only_with_its_value_is_the_values_mistake_where_grad_fn_divides_by_it():
+    cases = [case("small"), case("big", "large"), case("tiny", "large")]
+    both = [RIGHT, ok(np.inf, 0.0), ok(0.0, 9.0)]
+    assert judge(exercise(), cases, both, [RIGHT] * 3).pitfalls == ["unstable-value", "unstable-gradient"]
+    assert judge(exercise(gradient_uses_value=True), cases, both, [RIGHT] * 3).pitfalls == ["unstable-value"]
+    gradient_alone = [RIGHT, ok(np.inf, 0.0), ok(2.0, 9.0)]  # tiny: the value is right and the gradient is not
+    assert judge(exercise(gradient_uses_value=True), cases, gradient_alone, [RIGHT] * 3).pitfalls == [
+        "unstable-value", "unstable-gradient"]
+    model = Mistake("wrong-value", "f_threshold", "a threshold guard", "guard 0 only", cases=lambda c: c.has("large"))
+    tiny_wrong = ok(2.0, 0.0)
+    named = judge(exercise(model, gradient_uses_value=True), cases, [RIGHT, RIGHT, tiny_wrong], [RIGHT] * 3,
+                  mistakes=[[None, RIGHT, tiny_wrong]])
+    assert named.pitfalls == ["wrong-value"] and "a threshold guard" in named.explanations[0].text
+
+
+def test_a_relative_output_holds_every_element_to_its_own_size():
+    from autograder.judge.compare import compare
+
+    norm = Output("value", "the norm of each row", relative=True)
+    expected = Value(np.array([5e30, 5e-30, 0.0, 3.0]), "EagerTensor", "float32")
+    assert compare(Value(np.array([5.001e30, 5.001e-30, 0.0, 3.001]), "EagerTensor", "float32"), expected, norm,
+                   2e-3, 1e-5).ok
+    underflow = compare(Value(np.array([5e30, 0.0, 0.0, 3.0]), "EagerTensor", "float32"), expected, norm, 2e-3, 1e-5)
+    assert not underflow.ok and "1 / 4 elements differ" in underflow.message
+    epsilon = compare(Value(np.array([5e30, 5e-30, 1e-6, 3.0]), "EagerTensor", "float32"), expected, norm, 2e-3, 1e-5)
+    assert not epsilon.ok  # an exact 0 is held to 0
+    plain = Output("value", "the value")
+    assert compare(Value(np.array([5e30, 0.0, 1e-6, 3.0]), "EagerTensor", "float32"), expected, plain, 2e-3, 1e-5).ok

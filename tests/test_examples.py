@@ -34,12 +34,16 @@ STRONG = ("ada", "esra", "hiro")  # every submitted assignment at full marks, no
 # mistake. Every other exercise of a submitted notebook must pass. An empty set: the grader names no pitfall, or
 # so only the status and the lost points are checked.
 EXPECTED: dict[tuple[str, str], dict[str, tuple[str, set[str]]]] = {
-    ("bram", "custom_gradients"): {"log1pexp": ("partial", {"unstable-gradient", "unstable-value"})},
+    ("bram", "custom_gradients"): {
+        "log1pexp": ("partial", {"unstable-gradient", "unstable-value"}),
+        "safe_norm": ("partial", {"unstable-value"}),  # tf.sqrt of the unscaled sum of squares
+    },
     ("bram", "higher_order"): {"derivatives": ("partial", {"tape-outside-context"})},
     ("bram", "jacobians"): {"jacobian": ("failed", {"summed-gradient"})},
     ("chiara", "custom_gradients"): {
         "clip_gradient_norm": ("partial", {"clips-value"}),  # right gradient, but the value is clipped too
         "td_loss": ("failed", {"missing-stop-gradient"}),
+        "safe_norm": ("partial", {"nan-at-zero"}),  # a stable value, but x / norm unguarded in grad_fn
     },
     ("chiara", "higher_order"): {
         "gradient_penalty": ("partial", {"wrong-norm-axis"}),
@@ -58,17 +62,22 @@ EXPECTED: dict[tuple[str, str], dict[str, tuple[str, set[str]]]] = {
         "critic_gradients": ("failed", {"tape-outside-context"}),
     },
     ("finn", "jacobians"): {"jacobian": ("failed", {"transposed"})},
-    ("greta", "custom_gradients"): {"checkpointed": ("not-implemented", {"not-implemented"})},
+    ("greta", "custom_gradients"): {"checkpointed": ("not-implemented", {"not-implemented"}),
+                                    "safe_norm": ("not-implemented", {"not-implemented"})},
     ("greta", "higher_order"): {"newton_step": ("not-implemented", {"not-implemented"})},
     ("ines", "higher_order"): {
         "gradient_penalty": ("failed", {"gradient-cut"}),
         "critic_gradients": ("failed", {"gradient-cut"}),  # inherited from her gradient_penalty
     },
-    ("jonas", "custom_gradients"): {"checkpointed": ("failed", {"not-recomputed"})},
+    ("jonas", "custom_gradients"): {
+        "checkpointed": ("failed", {"not-recomputed"}),
+        "safe_norm": ("failed", {"wrong-value"}),  # upstream * x without [:, None]: its own explanation
+    },
     ("jonas", "higher_order"): {"hessian_vector_product": ("missing", set())},  # SyntaxError in its cell
     ("kwame", "custom_gradients"): {
         "straight_through_round": ("partial", {"ignores-upstream"}),
         "td_loss": ("failed", {"gradient-cut"}),
+        "safe_norm": ("partial", {"nan-at-zero", "unstable-value"}),  # tf.norm of raw rows, unguarded x / norm
     },
     ("kwame", "higher_order"): {
         "hessian_vector_product": ("partial", {"materialized-hessian"}),  # out of memory at n = 100,000
@@ -209,6 +218,15 @@ def test_pitfall_a_human_grader_would_name(results, student, assignment, exercis
     human, instead = ONCE_DISPUTED[(student, assignment, exercise_id)]
     pitfalls = exercise(results[(student, assignment)], exercise_id)["pitfalls"]
     assert human in pitfalls and (instead is None or instead not in pitfalls), pitfalls
+
+
+def test_safe_norm_mistakes_are_explained_and_located(results):
+    """jonas's upstream on the wrong axis gets its own explanation (not a bare wrong-value); kwame's NaN at a zero
+    row is located at his unguarded division."""
+    jonas = exercise(results[("jonas", "custom_gradients")], "safe_norm")["feedback"]
+    assert "multiplied along the wrong axis" in jonas and "upstream[:, None]" in jonas, jonas
+    kwame = exercise(results[("kwame", "custom_gradients")], "safe_norm")["feedback"]
+    assert "Where:" in kwame and "x / norm[:, None]" in kwame, kwame
 
 
 def test_where_points_at_the_numpy_cut_not_the_intended_stop_gradient(results):

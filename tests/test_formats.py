@@ -102,7 +102,7 @@ def test_junit_reads_back_with_junitparser(graded, contract, tmp_path):
     xml = JUnitXml.fromfile(str(output))
     suites = {suite.name: suite for suite in xml}
     assert sorted(suites) == sorted(contract[s]["submission"] for s in STUDENTS)
-    assert xml.tests == 15
+    assert xml.tests == 18  # 3 students, 6 exercises
     for student in STUDENTS:
         suite = suites[contract[student]["submission"]]
         properties = {p.name: p.value for p in suite.properties()}
@@ -112,7 +112,7 @@ def test_junit_reads_back_with_junitparser(graded, contract, tmp_path):
         assert list(cases) == [e["id"] for e in contract[student]["exercises"]]
         assert {case.classname for case in suite} == {f"{student}/custom_gradients"}
         failed = [e for e in contract[student]["exercises"] if e["status"] != "passed"]
-        assert suite.tests == 5 and suite.failures == len(failed) and suite.errors == 0 and suite.skipped == 0
+        assert suite.tests == 6 and suite.failures == len(failed) and suite.errors == 0 and suite.skipped == 0
         for exercise in contract[student]["exercises"]:
             case = cases[exercise["id"]]
             assert case.is_passed == (exercise["status"] == "passed")
@@ -122,7 +122,7 @@ def test_junit_reads_back_with_junitparser(graded, contract, tmp_path):
                 assert f"{formats.number(exercise['score'])} / 2 points" in failure.message
                 assert all(pitfall in failure.message for pitfall in exercise["pitfalls"])
                 assert failure.text.strip() == exercise["feedback"].strip()
-    assert suites[contract["greta"]["submission"]].failures == 1  # checkpointed: not-implemented
+    assert suites[contract["greta"]["submission"]].failures == 2  # checkpointed and safe_norm: not-implemented
 
 
 def test_junit_errors_timeouts_unknown_assignments_and_control_characters(tmp_path):
@@ -174,7 +174,7 @@ def test_csv_gradebook_reads_back_with_dictreader(graded, contract, tmp_path):
         for exercise in contract[student]["exercises"]:
             assert float(row[f"custom_gradients:{exercise['id']}"]) == exercise["score"]
         assert float(row["custom_gradients"]) == float(row["total"]) == contract[student]["score"]
-        assert float(row["max_score"]) == 10
+        assert float(row["max_score"]) == contract[student]["max_score"] == 12
 
 
 def test_csv_is_wide_with_empty_cells_for_missing_assignments():

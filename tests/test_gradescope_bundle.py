@@ -24,7 +24,7 @@ from markdown_it import MarkdownIt
 from helpers import BIN, ROOT, check_gradescope, grade_json, quiet_env, run_autograder
 
 ASSIGNMENT = "custom_gradients"
-EXERCISES = ["log1pexp", "straight_through_round", "clip_gradient_norm", "td_loss", "checkpointed"]
+EXERCISES = ["log1pexp", "straight_through_round", "clip_gradient_norm", "td_loss", "checkpointed", "safe_norm"]
 SUBMITTED = ROOT / "examples" / "submitted"
 
 
@@ -113,7 +113,7 @@ def test_run_autograder_grades_the_notebook_named_after_the_assignment(bundle, t
                                               "scratch/other.ipynb": notebook("ada")})
     results, log = run_autograder_script(root, seed="1")
     [expected] = grade_json(str(notebook("bram")), "--seed", "1")
-    assert results["score"] == expected["score"] < 10
+    assert results["score"] == expected["score"] < expected["max_score"]
     assert [(t["name"], t["score"]) for t in results["tests"]] == [(e["id"], e["score"]) for e in expected["exercises"]]
     assert results["output_format"] == "md"  # the preamble is Markdown too: read it rendered
     assert f"Graded {ASSIGNMENT}.ipynb as {ASSIGNMENT}." in MarkdownIt("commonmark").render(results["output"])
@@ -127,7 +127,7 @@ def test_several_notebooks_none_named_the_highest_counts_and_a_corrupt_one_score
     root = gradescope_root(tmp_path, bundle, {"a.ipynb": b"{this is not a notebook", "b.ipynb": notebook("greta")})
     results, _ = run_autograder_script(root, seed="1")
     assert results["score"] == 8  # greta's; the corrupt notebook scored 0
-    assert "a.ipynb: 0 / 10" in results["output"] and "b.ipynb: 8 / 10  (counted)" in results["output"]
+    assert "a.ipynb: 0 / 12" in results["output"] and "b.ipynb: 8 / 12  (counted)" in results["output"]
     assert results["extra_data"]["submission"] == "b.ipynb"
 
 
@@ -138,7 +138,7 @@ def test_empty_submission_still_writes_a_score_0_result(bundle, tmp_path):
     assert results["score"] == 0
     assert "no notebook (.ipynb) was found" in results["output"] and "notes.txt" in results["output"]
     assert [t["name"] for t in results["tests"]] == EXERCISES
-    assert {t["status"] for t in results["tests"]} == {"failed"} and sum(t["max_score"] for t in results["tests"]) == 10
+    assert {t["status"] for t in results["tests"]} == {"failed"} and sum(t["max_score"] for t in results["tests"]) == 12
 
 
 @pytest.mark.slow  # starts a grader

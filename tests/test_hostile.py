@@ -52,7 +52,7 @@ FAKE = "FAKE-RESULT-7f3a"  # what the fake-result attacks write
 INJECTED = "INJECTED-LINE"  # what the injection attack tries to write as a line of its own
 MiB = 2**20
 
-# Fully correct: 10/10, and exactly the JSON of a clean run without hostile neighbours.
+# Fully correct: full marks, and exactly the JSON of a clean run without hostile neighbours.
 HONEST = ("honest_a.py", "honest_b.py", "honest_c.ipynb", "broken_bom.py", "broken_latin1.py")
 
 
@@ -285,7 +285,7 @@ def test_results_file_is_the_graders_contract_json_with_one_object_per_file(host
     for result in results:
         assert set(result) == {"submission", "student", "assignment", "score", "max_score", "exercises"}
         assert result["student"] == Path(result["submission"]).stem
-        assert (result["assignment"], result["max_score"]) == (ASSIGNMENT, 10.0)
+        assert (result["assignment"], result["max_score"]) == (ASSIGNMENT, assignment.max_score)
         assert [e["id"] for e in result["exercises"]] == [e.id for e in assignment.exercises]
         assert result["score"] == pytest.approx(sum(e["score"] for e in result["exercises"]))
         for item in result["exercises"]:
@@ -313,7 +313,7 @@ ODD_SHOWN = {shown_name(relative): source for relative, source in ODD_NAMES.item
 @pytest.mark.parametrize("name", [*HONEST, *ODD_SHOWN])
 def test_honest_submission_scores_full_marks(hostile, name):
     result = results_of(hostile)[name]
-    assert result["score"] == result["max_score"] == 10.0, json.dumps(result, indent=1)
+    assert result["score"] == result["max_score"] == assignment_by_id(ASSIGNMENT).max_score, json.dumps(result, indent=1)
     assert all(e["status"] == "passed" and not e["pitfalls"] for e in result["exercises"])
 
 
@@ -322,7 +322,7 @@ def test_honest_submission_gets_the_same_json_as_in_a_clean_run(hostile, alone, 
     """Among attacks, alone, and alone again from the hostile run's cache and kept grades (--reuse-results):
     a poisoned reference entry or a forged kept grade would show in the third."""
     among_attacks, by_itself, again = results_of(hostile)[name], results_of(alone)[name], results_of(reused)[name]
-    assert by_itself["score"] == 10.0, "the clean run itself must give full marks"
+    assert by_itself["score"] == assignment_by_id(ASSIGNMENT).max_score, "the clean run itself must give full marks"
     for key in ("student", "assignment", "score", "max_score", "exercises"):
         assert among_attacks[key] == by_itself[key] == again[key], key
 

@@ -68,16 +68,16 @@ def test_classroom50_autograder_grades_the_notebook_and_writes_what_the_runner_r
 
     [expected] = grade_json(str(BRAM), "--assignment", "custom_gradients", "--seed", "1")
     assert [(t["test-name"], t["points"]) for t in data["tests"]] == [(e["id"], e["score"]) for e in expected["exercises"]]
-    assert data["score"] == sum(round(e["score"] * 100) for e in expected["exercises"]) and data["max-score"] == 1000
+    assert data["score"] == sum(round(e["score"] * 100) for e in expected["exercises"]) and data["max-score"] == 1200
     assert [t["passed"] for t in data["tests"]] == [e["status"] == "passed" for e in expected["exercises"]]
     body = (repository / "release-body.md").read_text()
-    assert body.startswith(f"### Autograder: {expected['score']:g} / 10 points")
+    assert body.startswith(f"### Autograder: {expected['score']:g} / 12 points")
     assert "log1pexp" in MarkdownIt("commonmark").render(body)
     status, summary = outputs.read_text().splitlines()
-    assert status == "status=failure" and summary.startswith(f"summary=autograder: {expected['score']:g}/10")
+    assert status == "status=failure" and summary.startswith(f"summary=autograder: {expected['score']:g}/12")
     assert "log1pexp" in done.stdout and "partial" in done.stdout  # the log shows the feedback
     # The log and the job summary name the student (the runner's OWNER), not the notebook's file name
-    assert re.search(rf"^octo-ada · custom_gradients · {expected['score']:g} / 10 ", done.stdout, re.M), done.stdout[:600]
+    assert re.search(rf"^octo-ada · custom_gradients · {expected['score']:g} / 12 ", done.stdout, re.M), done.stdout[:600]
     assert "custom_gradients · custom_gradients" not in done.stdout
     job_summary = (tmp_path / "step_summary.md").read_text()
     assert "## Autograder:" in job_summary and "| octo-ada | **total** |" in job_summary
@@ -92,7 +92,7 @@ def test_classroom50_autograder_without_the_notebook_gives_score_0_not_an_error(
     assert done.returncode == 0, done.stdout + done.stderr
     data = json.loads((repository / "result.json").read_text())
     assert classroom50_problem(data) is None
-    assert (data["score"], data["max-score"]) == (0, 1000) and data["tests"][0]["status"] == "missing"
+    assert (data["score"], data["max-score"]) == (0, 1200) and data["tests"][0]["status"] == "missing"
     assert "custom_gradients.ipynb" in (repository / "release-body.md").read_text()
 
 

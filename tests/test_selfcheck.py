@@ -126,7 +126,8 @@ def test_a_py_export_that_calls_the_graders_cells_is_graded_normally(tmp_path):
     path = tmp_path / "custom_gradients.py"
     path.write_text(script)
     (result,) = grade_json(str(path), "--assignment", "custom_gradients", "--seed", "5")
-    assert result["score"] == 10.0, [(e["id"], e["status"], e["feedback"][:200]) for e in result["exercises"]]
+    assert result["score"] == result["max_score"] == 12.0, [(e["id"], e["status"], e["feedback"][:200])
+                                                            for e in result["exercises"]]
 
 
 def test_a_built_wheel_carries_the_public_answers(tmp_path):

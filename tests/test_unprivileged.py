@@ -20,6 +20,7 @@ import textwrap
 
 import pytest
 
+from autograder.course import assignment_by_id
 from helpers import (HOSTILE, ROOT, SECRET_VARIABLE, GraderRun, by_file, copy_submissions, entries_verify, exercise,
                      grade_folder, interpreter_for, new_run_folder)
 
@@ -84,7 +85,7 @@ def test_the_grader_as_another_user_survives_and_keeps_its_cache(hostile):
 @pytest.mark.parametrize("name", HONEST)
 def test_honest_files_get_the_same_json_among_attacks_alone_and_from_the_kept_grades(hostile, alone, reused, name):
     among, by_itself, again = results(hostile)[name], results(alone)[name], results(reused)[name]
-    assert by_itself["score"] == 10.0
+    assert by_itself["score"] == assignment_by_id(ASSIGNMENT).max_score
     for key in ("student", "assignment", "score", "max_score", "exercises"):
         assert among[key] == by_itself[key] == again[key], key
 
@@ -204,7 +205,7 @@ def test_a_root_without_cap_sys_admin_still_contains_every_attack():
         run = grade_folder(base / "submissions", base, token, "--assignment", ASSIGNMENT, *LIMITS,
                            wrapper=("setpriv", "--bounding-set=-sys_admin"), open_python=True)
         found = results(run)
-        assert found["honest_a.py"]["score"] == 10.0, found["honest_a.py"]
+        assert found["honest_a.py"]["score"] == assignment_by_id(ASSIGNMENT).max_score, found["honest_a.py"]
         for name in CONTAINER_FILES[1:]:
             item = exercise(found[name], "td_loss")
             assert item["status"] != "passed", (name, item["feedback"])

@@ -59,7 +59,7 @@ def compare(obtained: Value, expected: Value, output: Output, rtol: float, atol_
         if not reveal:
             return Comparison(False, f"{what} differs from the reference", "values")
         return Comparison(False, f"{what}: got {_plain(got)}, expected {_plain(want)}", "values")
-    rel, absolute = tolerance_for(want, rtol, atol_floor)
+    rel, absolute = (rtol, 0.0) if output.relative else tolerance_for(want, rtol, atol_floor)
     return _compare_values(got, want, what, rel, absolute, reveal)
 
 

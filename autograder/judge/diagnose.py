@@ -228,11 +228,34 @@ def wrong_for_tensors_right_for_variables(d: Diagnosis) -> None:
         d.name("unwatched-tensor")
 
 
+def nan_where_the_reference_is_zero(d: Diagnosis) -> None:
+    """5. NaN exactly where the reference is 0, on a case with an all-zero row: the 0 / 0 of a norm's gradient
+    (or of a row scaled by its largest magnitude), whatever else the submission gets wrong."""
+    for verdict in (v for v in d.wrong if v.case.has("zero")):
+        mine, reference = _student_outputs(d, verdict), d.evidence.reference[d.index(verdict)].outputs
+        for name in verdict.failed_outputs:
+            got, want = mine.get(name), reference.get(name)
+            if got is None or want is None or got.is_none or want.is_none or got.array.shape != want.array.shape:
+                continue
+            nan = np.isnan(got.array) & ~np.isnan(want.array)
+            if np.any(nan) and np.all(want.array[nan] == 0):
+                d.name("nan-at-zero")
+                return
+
+
 def wrong_only_when_large(d: Diagnosis) -> None:
-    """5. Wrong only at large magnitudes: an overflow, in the value or in the gradient."""
-    if d.wrong and all(v.case.has("large") for v in d.failing):
+    """6. Wrong only at large magnitudes: an overflow, in the value or in the gradient.
+
+    Where grad_fn divides by the value (``Exercise.gradient_uses_value``), a gradient that fails only where the
+    value fails is the value's mistake; and a mistake model that already named the cause is not second-guessed.
+    """
+    exercise = d.evidence.exercise
+    if d.wrong and all(v.case.has("large") for v in d.failing) and not (exercise.gradient_uses_value and d.found):
+        gradient_names = {o.name for o in exercise.outputs if o.gradient}
         outputs = {name for v in d.wrong for name in v.failed_outputs}
-        gradient_names = {o.name for o in d.evidence.exercise.outputs if o.gradient}
+        if exercise.gradient_uses_value:
+            gradient_alone = [v for v in d.wrong if not set(v.failed_outputs) - gradient_names]
+            outputs = (outputs - gradient_names) | {name for v in gradient_alone for name in v.failed_outputs}
         if outputs - gradient_names:
             d.name("unstable-value")
         if outputs & gradient_names:
@@ -240,7 +263,7 @@ def wrong_only_when_large(d: Diagnosis) -> None:
 
 
 def gradient_does_not_flow(d: Diagnosis) -> None:
-    """6. A None or zero gradient where one must flow, an error that a None raised further on, or a term
+    """7. A None or zero gradient where one must flow, an error that a None raised further on, or a term
     silently missing: the source says where, and which of the three causes it is."""
     none_outputs = any(_has_none_gradient(d, v) or _has_zero_gradient(d, v) for v in d.wrong)
     none_errors = [d.student(v).error for v in d.failing if v.kind == Verdict.ERROR and d.student(v) is not None
@@ -262,15 +285,16 @@ def gradient_does_not_flow(d: Diagnosis) -> None:
 
 
 def learning_goal_missed(d: Diagnosis) -> None:
-    """7. The exercise is about writing the gradient with @tf.custom_gradient, and the source has none."""
+    """8. The exercise is about writing the gradient with @tf.custom_gradient, and the source has none."""
     static = d.evidence.static
     if d.evidence.exercise.requires_custom_gradient and static is not None and getattr(static, "defined", False) \
             and not static.uses_custom_gradient:
         d.name("no-custom-gradient")
 
 
-RULES = (errors_with_a_cause, raised_where_the_code_shows_a_pitfall, out_of_reach_at_scale, matches_a_mistake_model, wrong_where_only_one_value_is_right,
-         wrong_for_tensors_right_for_variables, wrong_only_when_large, gradient_does_not_flow, learning_goal_missed)
+RULES = (errors_with_a_cause, raised_where_the_code_shows_a_pitfall, out_of_reach_at_scale, matches_a_mistake_model,
+         wrong_where_only_one_value_is_right, wrong_for_tensors_right_for_variables, nan_where_the_reference_is_zero,
+         wrong_only_when_large, gradient_does_not_flow, learning_goal_missed)
 
 
 # --------------------------------------------------------------------------- evidence helpers

@@ -60,7 +60,9 @@ class Case:
     dtype: str = "float32"  # selects the tolerance
     weight: float = 1.0  # share of the exercise's points (graded cases only)
     time_limit: float = 20.0  # seconds for this case, in the child
-    tags: frozenset[str] = frozenset()  # "large" (edge magnitudes), "scale" (n = 100,000), "pfor", "tensor", "variable", "upstream", "degenerate"
+    # "large" (edge magnitudes, huge or tiny), "zero" (an all-zero row), "scale" (n = 100,000), "pfor", "tensor",
+    # "variable", "upstream", "degenerate"
+    tags: frozenset[str] = frozenset()
     public: bool = False  # a case students also see in their notebook's checks (always graded)
     kind: str = GRADED
     reason: str = ""  # graded: the contract's clause; diagnostic: what it tells apart
@@ -93,6 +95,9 @@ class Output:
     check_dtype: bool = False  # a float32 result for a float64 input is wrong
     gradient: bool = False  # a derivative: None / zeros here where the reference flows is a cut gradient
     exact: bool = False  # booleans and counts: no tolerance
+    # Element by element relative, with no absolute floor: values of very different magnitudes in one tensor
+    # (safe_norm's rows of 1e30 and 1e-30) are each held to the relative tolerance, and an exact zero to zero.
+    relative: bool = False
 
 
 @dataclass(frozen=True)
@@ -123,6 +128,9 @@ class Exercise:
     materialized_pitfall: str | None = None  # pitfall when only the "scale" cases fail
     # tf.stop_gradient is the point of the exercise (a constant target): only other cuts are evidence of a cut
     stop_gradient_expected: bool = False
+    # grad_fn divides by the value (safe_norm's x / norm): where the value is wrong the gradient is wrong with it,
+    # so a gradient that fails only where the value fails is the value's mistake, not a second one.
+    gradient_uses_value: bool = False
     tolerances: Mapping[str, tuple[float, float]] = field(default_factory=lambda: dict(TOLERANCES))
     hints: Mapping[str, str] = field(default_factory=dict)  # pitfall id -> exercise-specific fix
     scope: Scope = field(default_factory=Scope)  # what its graded cases may be (a test checks every one)

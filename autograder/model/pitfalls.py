@@ -45,6 +45,11 @@ CATALOGUE = {p.id: p for p in (
             "the value overflows (inf or NaN) for large inputs where the true value is finite",
             "rewrite the formula so that no intermediate overflows, e.g. log(1 + e^x) = max(x, 0) + "
             "log1p(e^-|x|)"),
+    Pitfall("nan-at-zero",
+            "the gradient of a norm (or of a square root) comes out NaN at zero: x / norm is 0 / 0 for an all-zero "
+            "row, as in the automatic gradient of `tf.norm` or of `tf.sqrt` of a sum of squares",
+            "divide by a norm that cannot be 0 (`safe = tf.where(norm > 0, norm, tf.ones_like(norm))`, or "
+            "`tf.math.divide_no_nan`) in a `@tf.custom_gradient` grad_fn, so that a zero row gets a zero gradient"),
     Pitfall("ignores-upstream",
             "the custom `grad_fn` does not multiply by (or pass on) the upstream gradient; it is right only when "
             "the loss is a plain sum",

@@ -21,7 +21,7 @@ CHILD_MODULES = frozenset({
     "autograder.course.custom_gradients", "autograder.course.custom_gradients.checkpointed",
     "autograder.course.custom_gradients.clip_gradient_norm", "autograder.course.custom_gradients.elementwise",
     "autograder.course.custom_gradients.log1pexp", "autograder.course.custom_gradients.straight_through_round",
-    "autograder.course.custom_gradients.td_loss",
+    "autograder.course.custom_gradients.td_loss", "autograder.course.custom_gradients.safe_norm",
     "autograder.course.higher_order", "autograder.course.higher_order.critic_gradients",
     "autograder.course.higher_order.critics", "autograder.course.higher_order.derivatives",
     "autograder.course.higher_order.gradient_penalty", "autograder.course.higher_order.hessian_vector_product",

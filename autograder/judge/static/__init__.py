@@ -16,9 +16,10 @@ What it holds: ``findings`` (what is reported), ``source`` (the parsed cells, to
 aliases, closure), ``scopes`` and ``syntax`` (Python's scoping, expression helpers), ``function`` (one
 body indexed), ``bodies`` (the indexes of one reading; which calls compute a gradient), ``delegated`` (gradient
 calls a helper, lambda or partial makes on a tape it is given or closes over), the checks ``cuts``,
-``tape_context``, ``watching``, ``summing``, ``persistence``, ``norms`` and ``paths`` (what the returned value
-is made of), and ``guard`` (crashes, strict mode). A finding that knows its cause carries its headline and fix;
-the report also lists the top-level functions the exercise calls (``reaches``: another exercise may be a cause).
+``tape_context``, ``watching``, ``summing``, ``persistence``, ``norm_axes`` (a gradient's norm over fixed axes),
+``norms`` (a row norm that divides by zero or squares unscaled) and ``paths`` (what the returned value is made
+of), and ``guard`` (crashes, strict mode). A finding that knows its cause carries its headline and fix; the
+report also lists the top-level functions the exercise calls (``reaches``: another exercise may be a cause).
 
 May import: autograder.load, autograder.model, autograder.config (AUTOGRADER_STRICT_STATIC only), the
 standard library.
@@ -33,8 +34,9 @@ from autograder.judge.static.cuts import cut_findings
 from autograder.judge.static.findings import Finding, FunctionReport, Reached, dedupe
 from autograder.judge.static.function import FunctionIndex
 from autograder.judge.static.guard import Guard, StaticCheckCrash, strict_by_default
-from autograder.judge.static.norms import norm_axis_findings
+from autograder.judge.static.norm_axes import norm_axis_findings
 from autograder.judge.static.paths import path_findings
+from autograder.judge.static.norms import norm_findings
 from autograder.judge.static.persistence import non_persistent_findings
 from autograder.judge.static.scopes import free_names
 from autograder.judge.static.source import Definition, Submission
@@ -75,6 +77,8 @@ def analyze(source: SubmissionSource, function_name: str, *, strict: bool | None
     if isinstance(target.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         findings.extend(guard.run(f"the value `{function_name}` returns",
                                   partial(path_findings, bodies, bodies.index(target.node, target.parsed, None)), []))
+    findings.extend(guard.run(f"norms in `{function_name}`",
+                              lambda: norm_findings(submission, closure, flags["custom_gradient"]), []))
     return FunctionReport(
         name=function_name,
         defined=True,

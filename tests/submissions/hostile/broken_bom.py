@@ -29,3 +29,14 @@ def td_loss(q, reward, next_q, gamma):
 
 def checkpointed(f):
     return tf.recompute_grad(f)
+
+
+@tf.custom_gradient
+def safe_norm(x):
+    peak = tf.reduce_max(tf.abs(x), axis=1)
+    peak = tf.where(peak > 0, peak, tf.ones_like(peak))
+    norm = peak * tf.sqrt(tf.reduce_sum(tf.square(x / peak[:, None]), axis=1))
+
+    def grad_fn(upstream):
+        return upstream[:, None] * x / tf.where(norm > 0, norm, tf.ones_like(norm))[:, None]
+    return norm, grad_fn

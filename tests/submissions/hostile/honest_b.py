@@ -36,3 +36,10 @@ def td_loss(q, reward, next_q, gamma):
 
 
 checkpointed = lambda f: tf.recompute_grad(lambda x: f(x))  # noqa: E731
+
+
+@tf.custom_gradient
+def safe_norm(x):
+    scale = tf.reduce_max(tf.abs(x), axis=-1, keepdims=True)
+    norm = tf.squeeze(scale, -1) * tf.norm(tf.math.divide_no_nan(x, scale), axis=-1)
+    return norm, lambda dy: tf.math.divide_no_nan(dy[:, None] * x, norm[:, None])
