@@ -108,7 +108,7 @@ def out_of_reach_at_scale(d: Diagnosis) -> None:
     """2. Right for small inputs, out of time or memory at n = 100,000: a materialised matrix."""
     exercise = d.evidence.exercise
     scale = [v for v in d.verdicts if v.case.has("scale")]
-    if exercise.materialized_pitfall and scale and all(v.kind in STOPPED for v in scale) \
+    if exercise.materialized_pitfall and scale and all(v.kind in STOPPED or _out_of_memory(d, v) for v in scale) \
             and any(v.passed for v in d.verdicts if not v.case.has("scale")):
         d.name(exercise.materialized_pitfall)
 
@@ -205,6 +205,14 @@ def _same_data(a, b) -> bool:
                    for k in keys)
     except (TypeError, ValueError):
         return False
+
+
+def _out_of_memory(d: Diagnosis, verdict: CaseVerdict) -> bool:
+    """An allocation that failed, reported as an error: in a student's own kernel (the public checks), where no
+    sandbox turns it into a memory verdict."""
+    outcome = d.student(verdict)
+    return (verdict.kind == Verdict.ERROR and outcome is not None and outcome.error is not None
+            and outcome.error.type in ("MemoryError", "ResourceExhaustedError"))
 
 
 def _only_expected_stop_gradients(d: Diagnosis) -> bool:
