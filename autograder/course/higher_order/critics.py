@@ -123,10 +123,9 @@ def critic_cases(rng: np.random.Generator, with_gp_weight: bool = False):
             description="float32 vectors, a ReLU critic whose hidden units are all off for one interpolate (an input "
                         "gradient of exactly zero there)",
             advice="gives a NaN (or inf) gradient with respect to the critic's weights where an example's input "
-                   "gradient is exactly zero: the gradient of `tf.norm` (or of `tf.sqrt` of a sum of squares) at 0 is "
-                   "0/0. The contract asks for nothing there, so this costs no points, but one NaN ruins a critic's "
-                   "weights: use the safe norm of the notebook (a double `tf.where`), or a tiny epsilon under the "
-                   "square root")]
+                   "gradient is exactly zero (the gradient of `tf.norm`, or of `tf.sqrt` of a sum of squares, is 0/0 "
+                   "at 0): one NaN ruins a critic's weights for good; use the safe norm of the notebook (a double "
+                   "`tf.where`), or a tiny epsilon under the square root")]
     return [
         one("f32-linear-critic", _linear_public_args(), public=True,
             description="float32 vectors real, fake of shape (2, 2), alpha of shape (2, 1), linear critic "

@@ -162,7 +162,7 @@ def make_cases(rng: np.random.Generator):
         one("logistic-12-float64", _logistic(_fixed(1203), 8, 12, "float64"), 3,
             "the public logistic regression in float64 (the contract's x is float32)",
             advice="your newton_cg_step does not keep a float64 x in float64 (a hard-coded dtype or a float32 "
-                   "constant?): the contract only asks for float32, so this costs nothing"),
+                   "constant?)"),
     ]
 
 
