@@ -138,6 +138,25 @@ def test_right_numbers_without_custom_gradient_keep_half_the_points():
     assert (result.status, result.score, result.pitfalls) == (Status.PARTIAL, 1.0, ["no-custom-gradient"])
 
 
+def test_a_failed_allocation_at_scale_in_a_students_kernel_is_a_materialised_matrix_too():
+    """The public checks run in the student's process: a MemoryError there is an error, not the sandbox's memory
+    verdict, and must name the same pitfall."""
+    ex = exercise(materialized_pitfall="materialized-hessian")
+    too_large = raised("MemoryError", "an (100000, 100000) tensor (40 GB in float32) could not be built")
+    result = judge(ex, [case("small"), case("big", "scale")], [RIGHT, too_large], [RIGHT, RIGHT])
+    assert result.status == Status.PARTIAL and result.pitfalls == ["materialized-hessian"]
+    assert judge(ex, [case("small"), case("big", "scale")], [RIGHT, raised("KeyError")], [RIGHT, RIGHT]).pitfalls == []
+
+
+def test_autographs_not_implemented_error_is_an_error_of_written_code_not_the_stub():
+    traced = raised("NotImplementedError", "in user code:\n\n    File \"<cell 4>\", line 9, in step  *\n"
+                                           "NotImplementedError: break and return statements which depend on a "
+                                           "TF condition are not supported in Python for loops.")
+    result = judge(exercise(), [case("a")], [traced], [RIGHT])
+    assert (result.status, result.pitfalls) == (Status.ERROR, [])
+    assert "break and return statements" in result.cases[0].message
+
+
 def test_statuses_when_nothing_passes():
     cases = [case("a"), case("b")]
     stub = raised("NotImplementedError")

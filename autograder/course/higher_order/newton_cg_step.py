@@ -65,10 +65,12 @@ def _quadratic(rng, n, kappa, dtype="float32"):
 
 
 def _logistic(rng, m, n, dtype="float32"):
-    """Fewer examples than features (m < n), so the smallest eigenvalue is lam itself: condition >= 100."""
+    """Fewer examples than features (m < n): the smallest eigenvalue is lam itself, 0.05, and the largest far above
+    5 (columns scaled up to 3), so the condition number is 100 or more (tests/test_case_design.py computes it)."""
     scales = np.geomspace(0.5, 3.0, n)
-    return dict(f="logistic", x=array(0.5 * rng.normal(size=n), dtype), B=array(rng.normal(size=(m, n)) * scales, dtype),
-                y=array(rng.choice([-1.0, 1.0], size=m), dtype), lam=0.05)
+    return dict(f="logistic", x=array(0.5 * rng.normal(size=n), dtype),
+                B=array(rng.normal(size=(m, n)) * scales, dtype), y=array(rng.choice([-1.0, 1.0], size=m), dtype),
+                lam=0.05)
 
 
 def _chain(rng, n, top, dtype="float32"):
@@ -103,7 +105,8 @@ def make_cases(rng: np.random.Generator):
             variable=False):
         args = dict(data, iters=int(iters), variable=variable)
         dtype = str(np.asarray(args["x"]).dtype)
-        description = f"{dtype} {'tf.Variable' if variable else 'Tensor'} x of shape ({len(args['x'])},), {what}, iters = {iters}"
+        kind = "tf.Variable" if variable else "Tensor"
+        description = f"{dtype} {kind} x of shape ({len(args['x'])},), {what}, iters = {iters}"
         if tells:
             return diagnostic(id_, description, dtype, tags=tags, time_limit=time_limit, tells=tells, args=args)
         if advice:
@@ -136,7 +139,7 @@ def make_cases(rng: np.random.Generator):
             "b = [0, 4, -6, 768, 128, -512] (the gradient lies in the eigenspace of 4: the first step is exact, "
             "r'.r' = 0, and the other steps leave p as it is)", public=True),
         one("chain-scale-iters-2", _chain(_fixed(100_002), SCALE_N, 1000.0), 2,
-            f"f(x) = 0.5 sum(a x^2) - b^T x + sum(softplus(x[1:] - x[:-1])) with fixed a from 1 to 1000, "
+            "f(x) = 0.5 sum(a x^2) - b^T x + sum(softplus(x[1:] - x[:-1])) with fixed a from 1 to 1000, "
             f"n = {SCALE_N:,} (an explicit Hessian would need 40 GB; every {SAMPLE_STRIDE}th entry of x + p is "
             "compared)", public=True, tags=("scale",), weight=2.0, time_limit=30.0),
         # hidden: other sizes, conditions and iters
