@@ -104,6 +104,20 @@ def test_none_for_tensors_and_right_for_the_same_variables_is_an_unwatched_tenso
     assert "unwatched-tensor" not in judge(exercise(), other_data, [ok(2.0, None), RIGHT], [RIGHT, RIGHT]).pitfalls
 
 
+def test_inf_or_nan_for_tensors_and_right_for_the_same_variables_is_an_unwatched_tensor():
+    """A None turned into zeros (`unconnected_gradients=ZERO`), then divided by: inf / NaN for the Tensor, right for
+    the Variable. The numbers are also a tape-outside-context model's; the twins decide, not the model."""
+    outside = Mistake("tape-outside-context", "zero_products", "the outer tape never recorded it", "move it inside")
+    cases = [case("t", "tensor", x=2.0), case("v", "variable", x=2.0, variable=True)]
+    nan = ok(float("nan"), 3.0)
+    result = judge(exercise(outside), cases, [nan, RIGHT], [RIGHT, RIGHT], mistakes=[[nan, nan]])
+    assert result.pitfalls == ["unwatched-tensor"]
+    # Wrong for both: not a watch; the model's numbers, and the source shows a cut, not a block left too early.
+    cut = report(Finding("gradient-cut", "`.numpy()` cuts it", 5, 2, "y = x.numpy()"))
+    result = judge(exercise(outside), cases, [nan, nan], [RIGHT, RIGHT], mistakes=[[nan, nan]], static=cut)
+    assert result.pitfalls == ["gradient-cut"]
+
+
 def test_wrong_only_at_large_inputs_is_an_overflow_of_what_is_wrong():
     cases = [case("small"), case("big", "large")]
     value = judge(exercise(), cases, [RIGHT, ok(np.inf, 3.0)], [RIGHT, RIGHT])

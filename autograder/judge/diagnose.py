@@ -121,21 +121,24 @@ def matches_a_mistake_model(d: Diagnosis) -> None:
         if not (covered and all(_matches_mistake(d, d.index(v), k) for v in covered)
                 and any(_informative(d, d.index(v), k) for v in covered)):
             continue
-        if mistake.pitfall == "tape-outside-context" and not d.located("tape-outside-context") \
-                and d.located("gradient-cut"):
-            # A term that never reaches the tape looks the same in numbers whether it was computed
-            # outside the tape or cut by .numpy() inside it; the source tells which.
-            d.name("gradient-cut", where=d.located("gradient-cut"))
-            continue
+        if mistake.pitfall == "tape-outside-context" and not d.located("tape-outside-context"):
+            # A term that never reaches the tape looks the same in numbers whether it was computed outside the
+            # tape, cut by .numpy() inside it, or taken with respect to a Tensor no tape watched: the Variable
+            # twins (rule 4) and the source tell which.
+            if _fails_only_for_tensors(d):
+                continue
+            if d.located("gradient-cut"):
+                d.name("gradient-cut", where=d.located("gradient-cut"))
+                continue
         d.name(mistake.pitfall, text=mistake.explanation, fix=mistake.fix, where=d.located(mistake.pitfall))
 
 
 def wrong_for_tensors_right_for_variables(d: Diagnosis) -> None:
-    """4. None (or an error on the None) for Tensors, right for the same data as Variables: no tape.watch."""
-    twins = _variable_twins(d.verdicts)
-    if twins and all(not tensor.passed and variable.passed for tensor, variable in twins) and all(
-            (tensor.kind == Verdict.WRONG and _has_none_gradient(d, tensor)) or tensor.kind == Verdict.ERROR
-            for tensor, _ in twins):
+    """4. None (or an error on the None, or the inf / NaN of a division by the zeros that replaced it) for
+    Tensors, right for the same data as Variables: no tape.watch."""
+    if _fails_only_for_tensors(d) and all(
+            (tensor.kind == Verdict.WRONG and (_has_none_gradient(d, tensor) or _has_non_finite_output(d, tensor)))
+            or tensor.kind == Verdict.ERROR for tensor, _ in _variable_twins(d.verdicts)):
         d.name("unwatched-tensor")
 
 
@@ -198,6 +201,12 @@ def _variable_twins(verdicts: list[CaseVerdict]) -> list[tuple[CaseVerdict, Case
     return pairs
 
 
+def _fails_only_for_tensors(d: Diagnosis) -> bool:
+    """Tensor / Variable twins on the same data, and every Tensor one fails where its Variable one passes."""
+    twins = _variable_twins(d.verdicts)
+    return bool(twins) and all(not tensor.passed and variable.passed for tensor, variable in twins)
+
+
 def _same_data(a, b) -> bool:
     keys = (set(a) | set(b)) - {"variable"}
     try:
@@ -239,6 +248,17 @@ def _has_zero_gradient(d: Diagnosis, verdict: CaseVerdict) -> bool:
     return any(output.gradient and output.name in verdict.failed_outputs and outputs.get(output.name) is not None
                and not outputs[output.name].is_none and not np.any(outputs[output.name].array)
                for output in d.evidence.exercise.outputs)
+
+
+def _has_non_finite_output(d: Diagnosis, verdict: CaseVerdict) -> bool:
+    """inf or NaN in a failed output where the reference is finite."""
+    outputs, reference = _student_outputs(d, verdict), d.evidence.reference[d.index(verdict)].outputs
+    for name in verdict.failed_outputs:
+        mine, theirs = outputs.get(name), reference.get(name)
+        if mine is not None and theirs is not None and not mine.is_none and not theirs.is_none \
+                and np.all(np.isfinite(theirs.array)) and not np.all(np.isfinite(mine.array)):
+            return True
+    return False
 
 
 def _matches_mistake(d: Diagnosis, index: int, k: int) -> bool:

@@ -227,6 +227,12 @@ EXERCISE = Exercise(
                 "non-quadratic f that is another matrix at every step",
                 "take every Hessian-vector product at the x the function was called with: CG solves H(x) p = "
                 "-grad f(x), one fixed linear system"),
+        Mistake("tape-outside-context", "cg_zero_hvp",
+                "every H d is zero (the outer tape never recorded the inner gradient, and "
+                "`unconnected_gradients=ZERO` turned its None into zeros), so a = r.r / 0 is inf and p is inf or "
+                "NaN",
+                "compute `g = inner.gradient(y, x)` and `tf.reduce_sum(g * d)` inside the outer tape's `with` block, "
+                "then `outer.gradient(that_scalar, x)`"),
         Mistake("wrong-value", "cg_row_sums",
                 "your Hd is `outer.gradient(g, x) * d`: the gradient of sum(g) is the row sums H 1, and multiplying "
                 "them by d element by element equals H d only when H is diagonal",
