@@ -151,6 +151,26 @@ STUDENTS["ada"] = {
             step = tf.linalg.solve(H, tf.reshape(g, [-1, 1]))
             return x - tf.reshape(step, [-1])
         """,
+        "newton_cg_step": """
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                loss = f(x)
+            r = -tape.gradient(loss, x)  # residual of H p = -g at p = 0
+            p = tf.zeros_like(x)
+            d = r
+            rr = tf.tensordot(r, r, axes=1)
+            for _ in range(iters):
+                if rr == 0:  # exact already: the other steps would be 0/0
+                    break
+                hd = hessian_vector_product(f, x, d)  # my exercise 2: no Hessian
+                a = rr / tf.tensordot(d, hd, axes=1)
+                p = p + a * d
+                r = r - a * hd
+                rr_next = tf.tensordot(r, r, axes=1)
+                d = r + (rr_next / rr) * d
+                rr = rr_next
+            return x + p
+        """,
     },
     "jacobians": {
         "jacobian": """
@@ -290,6 +310,29 @@ STUDENTS["bram"] = {
                 g = inner.gradient(y, x)
             H = outer.jacobian(g, x)
             return x - tf.linalg.solve(H, g[:, tf.newaxis])[:, 0]
+        """,
+        # MISTAKE: "H d" is outer.gradient(g, x) * d, the row sums of H times d (right only for a diagonal H)
+        "newton_cg_step": """
+            with tf.GradientTape() as outer:
+                outer.watch(x)
+                with tf.GradientTape() as inner:
+                    inner.watch(x)
+                    y = f(x)
+                g = inner.gradient(y, x)
+            curvature = outer.gradient(g, x)
+            r = -g
+            d = r
+            p = tf.zeros_like(x)
+            for i in range(iters):
+                rr = tf.reduce_sum(r * r)
+                if rr == 0:
+                    break
+                hd = curvature * d
+                a = rr / tf.reduce_sum(d * hd)
+                p = p + a * d
+                r = r - a * hd
+                d = r + tf.reduce_sum(r * r) / rr * d
+            return x + p
         """,
     },
     "jacobians": {
@@ -440,6 +483,31 @@ STUDENTS["chiara"] = {
             H = outer.jacobian(g, x)
             delta = tf.linalg.solve(H, tf.expand_dims(g, 1))
             return x - tf.squeeze(delta, 1)
+        """,
+        "newton_cg_step": """
+            # one persistent tape: g is recorded once, and H d = the VJP of g with d (H is symmetric)
+            with tf.GradientTape(persistent=True) as outer:
+                outer.watch(x)
+                with tf.GradientTape() as inner:
+                    inner.watch(x)
+                    y = f(x)
+                g = inner.gradient(y, x)
+            r = -g
+            d = r
+            p = tf.zeros_like(x)
+            rr = tf.reduce_sum(r ** 2)
+            for _ in range(iters):
+                if rr == 0.0:
+                    break
+                hd = outer.gradient(g, x, output_gradients=d)
+                a = rr / tf.reduce_sum(d * hd)
+                p += a * d
+                r -= a * hd
+                rr_new = tf.reduce_sum(r ** 2)
+                d = r + (rr_new / rr) * d
+                rr = rr_new
+            del outer
+            return x + p
         """,
     },
 }
@@ -630,6 +698,33 @@ STUDENTS["esra"] = {
             newton_dir = tf.squeeze(tf.linalg.solve(hess, tf.expand_dims(grad, -1)), -1)
             return x - newton_dir
         """,
+        "newton_cg_step": """
+            def hvp(d):
+                # forward-over-backward: the JVP of the gradient map
+                with tf.autodiff.ForwardAccumulator(primals=x, tangents=d) as acc:
+                    with tf.GradientTape() as tape:
+                        tape.watch(x)
+                        y = f(x)
+                    g = tape.gradient(y, x)
+                return acc.jvp(g)
+
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = f(x)
+            r0 = -tape.gradient(y, x)
+
+            def body(k, p, r, d, rr):
+                hd = hvp(d)
+                a = rr / tf.reduce_sum(d * hd)
+                r_new = r - a * hd
+                rr_new = tf.reduce_sum(r_new * r_new)
+                return k + 1, p + a * d, r_new, r_new + (rr_new / rr) * d, rr_new
+
+            _, p, _, _, _ = tf.while_loop(
+                lambda k, p, r, d, rr: (k < iters) & (rr > 0.0), body,
+                (0, tf.zeros_like(x), r0, r0, tf.reduce_sum(r0 * r0)))
+            return x + p
+        """,
     },
     "jacobians": {
         "jacobian": """
@@ -744,6 +839,27 @@ STUDENTS["finn"] = {
             step = tf.linalg.solve(H, g[:, tf.newaxis])
             return x - step[:, 0]
         """,
+        # MISTAKE: the gradient's tape does not watch x (a Tensor): None, and -None raises
+        "newton_cg_step": """
+            with tf.GradientTape() as tape:
+                y = f(x)
+            g = tape.gradient(y, x)
+            r = -g
+            d = r
+            p = tf.zeros_like(x)
+            rr = tf.reduce_sum(r * r)
+            for _ in range(iters):
+                if rr == 0:
+                    break
+                hd = hessian_vector_product(f, x, d)
+                a = rr / tf.reduce_sum(d * hd)
+                p = p + a * d
+                r = r - a * hd
+                new_rr = tf.reduce_sum(r * r)
+                d = r + new_rr / rr * d
+                rr = new_rr
+            return x + p
+        """,
     },
     "jacobians": {
         # MISTAKE: per-output gradients stacked as columns: J transposed
@@ -855,6 +971,7 @@ STUDENTS["greta"] = {
             # TODO: Hessian with tape.jacobian, then solve -- did not get to it
             raise NotImplementedError()
         """,
+        "newton_cg_step": None,
     },
 }
 
@@ -1036,6 +1153,27 @@ STUDENTS["ines"] = {
             H = outer.jacobian(g, x)
             return x - tf.linalg.solve(H, g[:, tf.newaxis])[:, 0]
         """,
+        "newton_cg_step": """
+            # the CG scalars are plain floats: nothing differentiates them
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = f(x)
+            r = -tape.gradient(y, x)
+            d = r
+            p = tf.zeros_like(x)
+            rr = float(tf.reduce_sum(r * r))
+            for _ in range(iters):
+                if rr == 0.0:
+                    break
+                hd = hessian_vector_product(f, x, d)
+                a = rr / float(tf.reduce_sum(d * hd))
+                p = p + a * d
+                r = r - a * hd
+                rr_new = float(tf.reduce_sum(r * r))
+                d = r + (rr_new / rr) * d
+                rr = rr_new
+            return x + p
+        """,
     },
     "jacobians": {
         "jacobian": """
@@ -1177,6 +1315,34 @@ STUDENTS["jonas"] = {
             H_inv = tf.linalg.inv(H)  # n <= 50 so inverting is fine
             return x - tf.linalg.matvec(H_inv, g)
         """,
+        # MISTAKE: range(1, iters) runs iters - 1 steps
+        "newton_cg_step": """
+            with tf.GradientTape() as outer:
+                outer.watch(x)
+                with tf.GradientTape() as inner:
+                    inner.watch(x)
+                    y = f(x)
+                g = inner.gradient(y, x)
+            r = -g
+            d = r
+            p = x * 0.0
+            for k in range(1, iters):
+                rr = tf.reduce_sum(r * r)
+                if rr == 0:
+                    break
+                with tf.GradientTape() as t2:
+                    t2.watch(x)
+                    with tf.GradientTape() as t1:
+                        t1.watch(x)
+                        y = f(x)
+                    gd = tf.reduce_sum(t1.gradient(y, x) * d)
+                hd = t2.gradient(gd, x)
+                a = rr / tf.reduce_sum(d * hd)
+                p = p + a * d
+                r = r - a * hd
+                d = r + tf.reduce_sum(r * r) / rr * d
+            return x + p
+        """,
     },
 }
 
@@ -1273,6 +1439,26 @@ STUDENTS["kwame"] = {
             s = tf.linalg.solve(H, tf.reshape(g, (-1, 1)))
             return x - tf.reshape(s, (-1,))
         """,
+        # MISTAKE: calls his hessian_vector_product, which builds the full Hessian: out of memory at n = 100,000
+        "newton_cg_step": """
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = f(x)
+            g = tape.gradient(y, x)
+            p = tf.zeros_like(x)
+            r = -g
+            d = r
+            for _ in range(iters):
+                rr = tf.reduce_sum(r * r)
+                if rr == 0:
+                    break
+                hd = hessian_vector_product(f, x, d)
+                a = rr / tf.reduce_sum(d * hd)
+                p += a * d
+                r -= a * hd
+                d = r + tf.reduce_sum(r * r) / rr * d
+            return x + p
+        """,
     },
     "jacobians": {
         # MISTAKE: forgot tape.watch(x)
@@ -1366,6 +1552,30 @@ STUDENTS["lina"] = {
             hessian = outer.jacobian(g, x)
             step = tf.linalg.solve(hessian, g[:, tf.newaxis])[:, 0]
             return x - step
+        """,
+        # MISTAKE: g recorded once, then outer.gradient at every step on a tape that is not persistent
+        "newton_cg_step": """
+            with tf.GradientTape() as outer:
+                outer.watch(x)
+                with tf.GradientTape() as inner:
+                    inner.watch(x)
+                    y = f(x)
+                g = inner.gradient(y, x)
+            r = -g
+            d = r
+            p = tf.zeros_like(x)
+            rr = tf.reduce_sum(r * r)
+            for _ in range(iters):
+                if rr == 0:
+                    break
+                hd = outer.gradient(g, x, output_gradients=d)
+                a = rr / tf.reduce_sum(d * hd)
+                p = p + a * d
+                r = r - a * hd
+                rr_new = tf.reduce_sum(r * r)
+                d = r + rr_new / rr * d
+                rr = rr_new
+            return x + p
         """,
     },
     "jacobians": {

@@ -82,3 +82,52 @@ def test_hidden_cases_show_no_values(exercise):
                 shown = {f"{float(scalar):.4g}", f"{float(scalar):g}", f"{float(scalar):.3f}"}
                 assert not any(f"= {text}" in case.description or f"x = {text}" in case.description
                                for text in shown), (case.id, name, case.description)
+
+
+def newton_cg_hessian(args) -> np.ndarray:
+    """The Hessian of a newton_cg_step case's f at its x, in NumPy (float64), for n up to a few hundred."""
+    x = np.asarray(args["x"], np.float64)
+    if args["f"] == "quadratic":
+        return np.asarray(args["A"], np.float64)
+    if args["f"] == "logistic":
+        matrix, y = np.asarray(args["B"], np.float64), np.asarray(args["y"], np.float64)
+        s = 1.0 / (1.0 + np.exp(y * (matrix @ x)))  # sigmoid(-y B x)
+        return matrix.T @ ((s * (1.0 - s))[:, None] * matrix) + args["lam"] * np.eye(len(x))
+    hessian = np.diag(np.asarray(args["a"], np.float64))
+    if args["f"] == "chain":  # + c D^T diag(sigmoid'(D x)) D, D the first differences
+        s = 1.0 / (1.0 + np.exp(-np.diff(x)))
+        difference = np.diff(np.eye(len(x)), axis=0)
+        hessian = hessian + args["c"] * difference.T @ ((s * (1.0 - s))[:, None] * difference)
+    return hessian
+
+
+def newton_cg_diagonal(args) -> np.ndarray:
+    """The diagonal of a chain case's Hessian (n = 100,000): its extremes bound the condition number from below."""
+    x, a = np.asarray(args["x"], np.float64), np.asarray(args["a"], np.float64)
+    s = 1.0 / (1.0 + np.exp(-np.diff(x)))
+    curvature = args["c"] * s * (1.0 - s)
+    return a + np.concatenate([[0.0], curvature]) + np.concatenate([curvature, [0.0]])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_newton_cg_cases_have_the_curvature_and_iters_the_contract_promises(seed):
+    """A positive-definite Hessian at x with condition number 100 or more, iters from 1 to 5 below n, n up to
+    100,000; the early stops are exact in float32: the first step's r' is exactly zero."""
+    exercise = next(e for e in EXERCISES if e.id == "newton_cg_step")
+    graded = [case for case in exercise.cases(seed) if case.graded]
+    assert {case.args["f"] for case in graded} == {"quadratic", "logistic", "chain", "diagonal"}
+    for case in graded:
+        args, n = case.args, len(case.args["x"])
+        assert 1 <= args["iters"] <= 5 and args["iters"] < n <= 100_000, case.id
+        if n > 1000:
+            diagonal = newton_cg_diagonal(args)
+            assert diagonal.min() > 0 and diagonal.max() / diagonal.min() >= 100, case.id  # Rayleigh quotients
+            continue
+        eigenvalues = np.linalg.eigvalsh(newton_cg_hessian(args))
+        assert eigenvalues[0] > 0 and eigenvalues[-1] / eigenvalues[0] >= 100, (case.id, eigenvalues[[0, -1]])
+        if args["f"] == "diagonal":
+            a, x, b = (np.asarray(args[k], np.float32) for k in ("a", "x", "b"))
+            r = b - a * x
+            hd = a * r
+            step = np.float32(np.dot(r, r)) / np.float32(np.dot(r, hd))
+            assert np.any(r != 0) and np.all(r - step * hd == 0), case.id

@@ -104,6 +104,20 @@ def test_none_for_tensors_and_right_for_the_same_variables_is_an_unwatched_tenso
     assert "unwatched-tensor" not in judge(exercise(), other_data, [ok(2.0, None), RIGHT], [RIGHT, RIGHT]).pitfalls
 
 
+def test_inf_or_nan_for_tensors_and_right_for_the_same_variables_is_an_unwatched_tensor():
+    """A None turned into zeros (`unconnected_gradients=ZERO`), then divided by: inf / NaN for the Tensor, right for
+    the Variable. The numbers are also a tape-outside-context model's; the twins decide, not the model."""
+    outside = Mistake("tape-outside-context", "zero_products", "the outer tape never recorded it", "move it inside")
+    cases = [case("t", "tensor", x=2.0), case("v", "variable", x=2.0, variable=True)]
+    nan = ok(float("nan"), 3.0)
+    result = judge(exercise(outside), cases, [nan, RIGHT], [RIGHT, RIGHT], mistakes=[[nan, nan]])
+    assert result.pitfalls == ["unwatched-tensor"]
+    # Wrong for both: not a watch; the model's numbers, and the source shows a cut, not a block left too early.
+    cut = report(Finding("gradient-cut", "`.numpy()` cuts it", 5, 2, "y = x.numpy()"))
+    result = judge(exercise(outside), cases, [nan, nan], [RIGHT, RIGHT], mistakes=[[nan, nan]], static=cut)
+    assert result.pitfalls == ["gradient-cut"]
+
+
 def test_wrong_only_at_large_inputs_is_an_overflow_of_what_is_wrong():
     cases = [case("small"), case("big", "large")]
     value = judge(exercise(), cases, [RIGHT, ok(np.inf, 3.0)], [RIGHT, RIGHT])
@@ -136,6 +150,25 @@ def test_right_numbers_without_custom_gradient_keep_half_the_points():
     ex = exercise(requires_custom_gradient=True)
     result = judge(ex, [case("a")], [RIGHT], [RIGHT], static=report(custom_gradient=False))
     assert (result.status, result.score, result.pitfalls) == (Status.PARTIAL, 1.0, ["no-custom-gradient"])
+
+
+def test_a_failed_allocation_at_scale_in_a_students_kernel_is_a_materialised_matrix_too():
+    """The public checks run in the student's process: a MemoryError there is an error, not the sandbox's memory
+    verdict, and must name the same pitfall."""
+    ex = exercise(materialized_pitfall="materialized-hessian")
+    too_large = raised("MemoryError", "an (100000, 100000) tensor (40 GB in float32) could not be built")
+    result = judge(ex, [case("small"), case("big", "scale")], [RIGHT, too_large], [RIGHT, RIGHT])
+    assert result.status == Status.PARTIAL and result.pitfalls == ["materialized-hessian"]
+    assert judge(ex, [case("small"), case("big", "scale")], [RIGHT, raised("KeyError")], [RIGHT, RIGHT]).pitfalls == []
+
+
+def test_autographs_not_implemented_error_is_an_error_of_written_code_not_the_stub():
+    traced = raised("NotImplementedError", "in user code:\n\n    File \"<cell 4>\", line 9, in step  *\n"
+                                           "NotImplementedError: break and return statements which depend on a "
+                                           "TF condition are not supported in Python for loops.")
+    result = judge(exercise(), [case("a")], [traced], [RIGHT])
+    assert (result.status, result.pitfalls) == (Status.ERROR, [])
+    assert "break and return statements" in result.cases[0].message
 
 
 def test_statuses_when_nothing_passes():

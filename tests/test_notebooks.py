@@ -168,7 +168,8 @@ CONTRACT = {  # ../shared/CURRICULUM.md, written out so that a change on either 
                          "td_loss": ["q", "reward", "next_q", "gamma"], "checkpointed": ["f"], "safe_norm": ["x"]},
     "higher_order": {"derivatives": ["f", "x"], "hessian_vector_product": ["f", "x", "v"],
                      "gradient_penalty": ["critic", "real", "fake", "alpha"],
-                     "critic_gradients": ["critic", "real", "fake", "alpha", "gp_weight"], "newton_step": ["f", "x"]},
+                     "critic_gradients": ["critic", "real", "fake", "alpha", "gp_weight"], "newton_step": ["f", "x"],
+                     "newton_cg_step": ["f", "x", "iters"]},
     "jacobians": {"jacobian": ["f", "x"], "batch_jacobian": ["f", "x"], "robust_jacobian": ["f", "x"],
                   "hessian": ["f", "x"], "jvp": ["f", "x", "v"]},
 }
@@ -183,4 +184,4 @@ def test_every_contract_exercise_is_defined_with_its_exact_signature(assignment)
     spec = assignment_by_id(assignment)
     assert [e.id for e in spec.exercises] == list(CONTRACT[assignment])
     assert [list(e.params) for e in spec.exercises] == list(CONTRACT[assignment].values())
-    assert spec.max_score == 2.0 * len(CONTRACT[assignment])  # 2 points an exercise
+    assert spec.max_score == 2.0 * len(CONTRACT[assignment])  # 2 points per exercise

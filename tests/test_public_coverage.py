@@ -7,8 +7,10 @@ real outcomes (one reference run per assignment and seed).
 """
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from autograder.judge.compare import tolerance_for
 from autograder.judge.diagnose import tells_apart
 from autograder.pipeline import reference_outcomes
 from helpers import ASSIGNMENT_IDS, ROOT
@@ -43,3 +45,27 @@ def test_every_mistake_a_hidden_graded_case_tells_a_public_case_tells_too(refere
 
 def test_the_reference_passes_every_case_it_runs(reference):
     assert not reference.problems(), reference.problems()
+
+
+@pytest.mark.parametrize("reference", [("higher_order", seed) for seed in SEEDS], indirect=True, ids=str)
+def test_one_cg_step_more_or_fewer_gives_clearly_other_numbers_on_every_graded_case(reference):
+    """newton_cg_step's contract line: the graded Hessians make one step more or fewer clearly different (ten
+    times the tolerance at least), n = 100,000 included; only the early stops, where the other steps leave p
+    as it is, give the same numbers."""
+    exercise = reference.assignment.exercise("newton_cg_step")
+    cases = reference.cases[exercise.id]
+    for k, mistake in enumerate(exercise.mistakes):
+        if mistake.implementation not in ("cg_one_step_more", "cg_one_step_fewer"):
+            continue
+        for i, case in enumerate(cases):
+            if not case.graded:
+                continue
+            (name, expected), = reference.outcome(exercise.id, i).outputs.items()
+            obtained = reference.outcome(exercise.id, i, f"mistake:{k}").outputs[name]
+            rtol, atol = tolerance_for(expected.array, *exercise.tolerance(case))
+            with np.errstate(invalid="ignore"):
+                ratio = np.max(np.abs(obtained.array - expected.array) / (atol + rtol * np.abs(expected.array)))
+            if case.args["f"] == "diagonal":
+                assert ratio <= 1, (case.id, mistake.implementation, ratio)
+            else:
+                assert ratio >= 10, (case.id, mistake.implementation, ratio)

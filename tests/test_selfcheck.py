@@ -25,7 +25,9 @@ def test_every_exercise_has_public_cases_and_stored_answers_for_exactly_them():
             cases = public_cases(item)
             assert cases, f"{item.id} has no public case: its check cell would check nothing"
             assert sorted(c.id for c in cases) == sorted(stored[item.id])
-            assert all(not c.has("scale") for c in cases) or item.id == "jvp"
+            # n = 100,000 in a student's kernel only where the statement asks for it in the public checks; there
+            # the probe returns a sample of the result, so that the stored answers stay small
+            assert all(not c.has("scale") for c in cases) or item.id in ("jvp", "newton_cg_step")
 
 
 @pytest.mark.slow  # starts a grader
@@ -98,6 +100,10 @@ def test_a_students_kernel_without_solutions_names_the_graders_pitfall_in_the_gr
     for passing in ("hessian_vector_product", "newton_step"):
         printed = "".join(o.get("text", "") for o in cell_by_id(notebook, f"check_{passing}").outputs)
         assert f"{passing}: public checks passed" in printed
+    # His Newton-CG's products are the row sums of H: the public cases (n = 100,000 among them) say so.
+    (shown,) = [o for o in cell_by_id(notebook, "check_newton_cg_step").outputs if o.output_type == "display_data"]
+    assert shown.data["text/plain"].startswith("newton_cg_step: public checks failed [wrong-value]")
+    assert "the row sums H 1" in shown.data["text/plain"]
     for cell in notebook.cells:
         if cell.metadata.get("nbgrader", {}).get("grade_id", "").startswith("test_"):
             kinds = [o.output_type for o in cell.outputs]
@@ -182,3 +188,49 @@ def test_a_self_check_names_the_failing_exercise_that_this_one_calls(tmp_path):
     assert printed.startswith("critic_gradients: public checks failed [unwatched-tensor]"), printed
     assert "`critic_gradients` calls your `gradient_penalty`" in printed, printed
     assert "Fix: in `gradient_penalty`, which `critic_gradients` calls: call `tape.watch(points)`" in printed, printed
+
+
+@pytest.mark.slow  # imports TensorFlow in a kernel-like process
+def test_a_hessian_formed_at_n_100000_is_named_by_the_public_checks_in_a_students_kernel(tmp_path):
+    """newton_cg_step's public checks run n = 100,000 in the student's own process, with no sandbox to turn a failed
+    allocation into a memory verdict: the MemoryError (TensorFlow's "Cannot parse tensor from proto") still names
+    materialized-hessian, quickly, and the kernel survives."""
+    import subprocess
+    import sys
+
+    script = """
+import tensorflow as tf
+from autograder.selfcheck import check
+
+def newton_cg_step(f, x, iters):
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        g = inner.gradient(y, x)
+    hessian = outer.jacobian(g, x)
+    r = -g
+    p = tf.zeros_like(x)
+    d = r
+    for _ in range(iters):
+        rr = tf.reduce_sum(r * r)
+        if rr == 0:
+            break
+        hd = tf.linalg.matvec(hessian, d)
+        a = rr / tf.reduce_sum(d * hd)
+        p = p + a * d
+        r = r - a * hd
+        d = r + tf.reduce_sum(r * r) / rr * d
+    return x + p
+
+check("newton_cg_step")
+print("the kernel goes on")
+"""
+    kit = kit_without_solutions(tmp_path)
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                          env=quiet_env(PYTHONPATH=str(kit), AUTOGRADER_SOLUTIONS=""))
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.startswith("newton_cg_step: public checks failed [materialized-hessian]"), done.stdout[:2000]
+    assert "MemoryError" in done.stdout and "(100000, 100000)" in done.stdout, done.stdout[:3000]
+    assert done.stdout.rstrip().endswith("the kernel goes on")

@@ -68,6 +68,12 @@ def headline(error: ErrorInfo) -> str:
     return lines[0]
 
 
+def _raised_while_tracing(error: ErrorInfo) -> bool:
+    """A NotImplementedError from TensorFlow's autograph (a tensor-dependent `break` in a Python loop inside a
+    tf.function): an error in written code, not the exercise's stub."""
+    return error.message.lstrip().startswith("in user code:")
+
+
 def judge_case(exercise: Exercise, case: Case, student: TaskOutcome | None, reference: TaskOutcome | None,
                source: SubmissionSource | None = None) -> CaseVerdict:
     """The verdict; a hidden case's message is the grader's words only (``judge.hidden``), with the line of the
@@ -85,7 +91,7 @@ def _verdict(exercise: Exercise, case: Case, student: TaskOutcome | None, refere
         return CaseVerdict(case, False, Verdict(student.status.value), student.message)  # the sandbox's words
     if student.status == RunStatus.ERROR:
         error = student.error
-        if error.type == "NotImplementedError":
+        if error.type == "NotImplementedError" and not _raised_while_tracing(error):
             return CaseVerdict(case, False, Verdict.NOT_IMPLEMENTED, "raises NotImplementedError")
         if error.contract:
             return CaseVerdict(case, False, Verdict.ERROR, error.message)

@@ -171,7 +171,7 @@ def out_of_reach_at_scale(d: Diagnosis) -> None:
     """2. Right for small inputs, out of time or memory at n = 100,000: a materialised matrix."""
     exercise = d.evidence.exercise
     scale = [v for v in d.verdicts if v.case.has("scale")]
-    if exercise.materialized_pitfall and scale and all(v.kind in STOPPED for v in scale) \
+    if exercise.materialized_pitfall and scale and all(v.kind in STOPPED or _out_of_memory(d, v) for v in scale) \
             and any(v.passed for v in d.verdicts if not v.case.has("scale")):
         d.name(exercise.materialized_pitfall)
 
@@ -192,6 +192,10 @@ def matches_a_mistake_model(d: Diagnosis) -> None:
         if mistake.through:
             d.through.add(mistake.through)
         seen = d.finding(mistake.pitfall)
+        if mistake.pitfall == "tape-outside-context" and seen is None and _fails_only_for_tensors(d):
+            # A term that never reaches the tape looks the same in numbers whether it was computed outside the
+            # tape or taken with respect to a Tensor no tape watched: the Variable twins (rule 4) tell which.
+            continue
         alike = next((d.finding(p) for p in SAME_NUMBERS.get(mistake.pitfall, ()) if d.finding(p)), None)
         if seen is None and alike is not None and not (alike.pitfall == "gradient-cut"
                                                        and _only_expected_stop_gradients(d)):
@@ -220,11 +224,11 @@ def wrong_where_only_one_value_is_right(d: Diagnosis) -> None:
 
 
 def wrong_for_tensors_right_for_variables(d: Diagnosis) -> None:
-    """4. None (or an error on the None) for Tensors, right for the same data as Variables: no tape.watch."""
-    twins = _variable_twins(d.verdicts)
-    if twins and all(not tensor.passed and variable.passed for tensor, variable in twins) and all(
-            (tensor.kind == Verdict.WRONG and _has_none_gradient(d, tensor)) or tensor.kind == Verdict.ERROR
-            for tensor, _ in twins):
+    """4. None (or an error on the None, or the inf / NaN of a division by the zeros that replaced it) for
+    Tensors, right for the same data as Variables: no tape.watch."""
+    if _fails_only_for_tensors(d) and all(
+            (tensor.kind == Verdict.WRONG and (_has_none_gradient(d, tensor) or _has_non_finite_output(d, tensor)))
+            or tensor.kind == Verdict.ERROR for tensor, _ in _variable_twins(d.verdicts)):
         d.name("unwatched-tensor")
 
 
@@ -310,6 +314,12 @@ def _variable_twins(verdicts: list[CaseVerdict]) -> list[tuple[CaseVerdict, Case
     return pairs
 
 
+def _fails_only_for_tensors(d: Diagnosis) -> bool:
+    """Tensor / Variable twins on the same data, and every Tensor one fails where its Variable one passes."""
+    twins = _variable_twins(d.verdicts)
+    return bool(twins) and all(not tensor.passed and variable.passed for tensor, variable in twins)
+
+
 def _same_data(a, b) -> bool:
     keys = (set(a) | set(b)) - {"variable"}
     try:
@@ -317,6 +327,14 @@ def _same_data(a, b) -> bool:
                    for k in keys)
     except (TypeError, ValueError):
         return False
+
+
+def _out_of_memory(d: Diagnosis, verdict: CaseVerdict) -> bool:
+    """An allocation that failed, reported as an error: in a student's own kernel (the public checks), where no
+    sandbox turns it into a memory verdict."""
+    outcome = d.student(verdict)
+    return (verdict.kind == Verdict.ERROR and outcome is not None and outcome.error is not None
+            and outcome.error.type in ("MemoryError", "ResourceExhaustedError"))
 
 
 def _only_expected_stop_gradients(d: Diagnosis) -> bool:
@@ -343,6 +361,17 @@ def _has_zero_gradient(d: Diagnosis, verdict: CaseVerdict) -> bool:
     return any(output.gradient and output.name in verdict.failed_outputs and outputs.get(output.name) is not None
                and not outputs[output.name].is_none and not np.any(outputs[output.name].array)
                for output in d.evidence.exercise.outputs)
+
+
+def _has_non_finite_output(d: Diagnosis, verdict: CaseVerdict) -> bool:
+    """inf or NaN in a failed output where the reference is finite."""
+    outputs, reference = _student_outputs(d, verdict), d.evidence.reference[d.index(verdict)].outputs
+    for name in verdict.failed_outputs:
+        mine, theirs = outputs.get(name), reference.get(name)
+        if mine is not None and theirs is not None and not mine.is_none and not theirs.is_none \
+                and np.all(np.isfinite(theirs.array)) and not np.all(np.isfinite(mine.array)):
+            return True
+    return False
 
 
 def _matches_mistake(d: Diagnosis, index: int, k: int) -> bool:

@@ -25,7 +25,7 @@ CHILD_MODULES = frozenset({
     "autograder.course.higher_order", "autograder.course.higher_order.critic_gradients",
     "autograder.course.higher_order.critics", "autograder.course.higher_order.derivatives",
     "autograder.course.higher_order.gradient_penalty", "autograder.course.higher_order.hessian_vector_product",
-    "autograder.course.higher_order.newton_step",
+    "autograder.course.higher_order.newton_cg_step", "autograder.course.higher_order.newton_step",
     "autograder.course.jacobians", "autograder.course.jacobians.batch_jacobian",
     "autograder.course.jacobians.functions", "autograder.course.jacobians.hessian",
     "autograder.course.jacobians.jacobian", "autograder.course.jacobians.jvp",

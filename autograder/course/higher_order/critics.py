@@ -75,6 +75,17 @@ def _image_public_args():
                 alpha=array(np.full((3, 1, 1, 1), 0.5), dtype))
 
 
+def _dead_relu_args():
+    """Dense(2, relu) -> Dense(1): both hidden units are off at the first interpolate (all its pre-activations are
+    negative) and on at the second, so the first example's input gradient is exactly zero."""
+    dtype = "float32"
+    return dict(input_shape=(2,), dtype=dtype,
+                layers=((array([[1.0, 0.5], [0.5, 1.0]], dtype), array([-4.0, -4.0], dtype), "relu"),
+                        (array([[1.0], [-2.0]], dtype), array([0.3], dtype), None)),
+                real=array([[0.5, -1.0], [6.0, 5.0]], dtype), fake=array([[-1.0, 0.5], [4.0, 7.0]], dtype),
+                alpha=array([[0.3], [0.6]], dtype))
+
+
 PENALTY = ("gradient_penalty: mean((norm(g_i) - 1)^2) of the gradient g of sum(critic) at alpha * real + "
            "(1 - alpha) * fake, one L2 norm per example over all axes but the first, differentiable in the critic's "
            "variables")
@@ -105,6 +116,16 @@ def critic_cases(rng: np.random.Generator, with_gp_weight: bool = False):
                     args=args)
 
     h, w, c = (int(n) for n in rng.integers(2, 5, size=3))
+    # The statement's advice, tried for nothing: a dead ReLU example has an input gradient of exactly zero, where
+    # `tf.norm` has a NaN gradient (drawn without the rng: the other cases stay as they were).
+    dead_example = [] if with_gp_weight else [
+        one("f32-dead-relu", _dead_relu_args(),
+            description="float32 vectors, a ReLU critic whose hidden units are all off for one interpolate (an input "
+                        "gradient of exactly zero there)",
+            advice="gives a NaN (or inf) gradient with respect to the critic's weights where an example's input "
+                   "gradient is exactly zero (the gradient of `tf.norm`, or of `tf.sqrt` of a sum of squares, is 0/0 "
+                   "at 0): one NaN ruins a critic's weights for good; use the safe norm of the notebook (a double "
+                   "`tf.where`), or a tiny epsilon under the square root")]
     return [
         one("f32-linear-critic", _linear_public_args(), public=True,
             description="float32 vectors real, fake of shape (2, 2), alpha of shape (2, 1), linear critic "
@@ -125,6 +146,7 @@ def critic_cases(rng: np.random.Generator, with_gp_weight: bool = False):
         one("f64-images", critic_args(rng, (2, 3, 2), [(4, "tanh")], "float64", 3),
             description="float64 images and a float64 critic (the contract's inputs are float32)",
             advice=DTYPE_ADVICE),
+        *dead_example,
     ]
 
 

@@ -21,3 +21,7 @@ def critic_gradients(critic, real, fake, alpha, gp_weight):
 
 def newton_step(f, x):
     raise NotImplementedError()
+
+
+def newton_cg_step(f, x, iters):
+    raise NotImplementedError()
