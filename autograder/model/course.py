@@ -91,6 +91,10 @@ class Output:
     check_dtype: bool = False  # a float32 result for a float64 input is wrong
     gradient: bool = False  # a derivative: None / zeros here where the reference flows is a cut gradient
     exact: bool = False  # booleans and counts: no tolerance
+    # How the result was computed, where the exercise's line asks for one way (the model run once on the whole
+    # batch): a case wrong only here keeps its points, and the exercise keeps at most half of them
+    # (judge.evaluate.METHOD_CAP), as right numbers that miss an exercise's learning goal do.
+    method: bool = False
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ may be a helper in another cell.
 What it holds: ``findings`` (what is reported), ``source`` (the parsed cells, top-level definitions,
 aliases, closure), ``scopes`` and ``syntax`` (Python's scoping, expression helpers), ``function`` (one
 body indexed), ``bodies`` (the indexes of one reading; which calls compute a gradient), the checks
-``cuts``, ``tape_context``, ``watching``, ``summing`` and ``persistence``, and ``guard`` (crashes, strict mode).
+``cuts``, ``tape_context``, ``watching``, ``summing``, ``persistence`` and ``per_example``, and ``guard`` (crashes, strict mode).
 
 May import: autograder.load, autograder.model, autograder.config (AUTOGRADER_STRICT_STATIC only), the
 standard library.
@@ -29,6 +29,7 @@ from autograder.judge.static.cuts import cut_findings
 from autograder.judge.static.findings import Finding, FunctionReport, dedupe
 from autograder.judge.static.function import FunctionIndex
 from autograder.judge.static.guard import Guard, StaticCheckCrash, strict_by_default
+from autograder.judge.static.per_example import first_parameter, per_example_findings
 from autograder.judge.static.persistence import non_persistent_findings
 from autograder.judge.static.source import Submission
 from autograder.judge.static.summing import summed_findings
@@ -53,6 +54,7 @@ def analyze(source: SubmissionSource, function_name: str, *, strict: bool | None
     bodies = Bodies(submission)
     closure = guard.run(f"closure of `{function_name}`", lambda: submission.closure(target), [target])
     flags = {"custom_gradient": False, "recompute_grad": False, "stop_gradient": False}
+    model = first_parameter(target)  # the model of per_example_gradients; for other exercises f, unused
     findings: list[Finding] = []
     for definition in closure:
         name = definition.name
@@ -60,6 +62,8 @@ def analyze(source: SubmissionSource, function_name: str, *, strict: bool | None
             flags[flag] = flags[flag] or guard.run(f"uses of {flag} in `{name}`",
                                                    lambda: submission.uses(definition, flag), False)
         findings.extend(guard.run(f"gradient cuts in `{name}`", lambda: cut_findings(submission, definition), []))
+        findings.extend(guard.run(f"per-example loops in `{name}`",
+                                  lambda: per_example_findings(submission, definition, model), []))
         for index in guard.run(f"function bodies in `{name}`", lambda: bodies.of(definition), []):
             findings.extend(guard.run(f"tape checks in `{index.fn.name}` (line {index.fn.lineno})",
                                       partial(_tape_findings, bodies, index), []))

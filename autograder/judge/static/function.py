@@ -147,11 +147,14 @@ class FunctionIndex:
                         and node.func.attr in TAPE_METHODS and isinstance(node.func.value, ast.Name)):
                     tape = self.resolve_tape(node.func.value.id, stmt)
                     repeated = deferred = False
-                    up = self.parent.get(id(node))
+                    below, up, iterable = node, self.parent.get(id(node)), False
                     while up is not None and up is not stmt:
-                        repeated = repeated or isinstance(up, COMPREHENSIONS)
+                        # A comprehension repeats its element and conditions; its first iterable runs once.
+                        if isinstance(up, COMPREHENSIONS):
+                            repeated = repeated or not (iterable and below is up.generators[0])
+                        iterable = isinstance(up, ast.comprehension) and below is up.iter
                         deferred = deferred or isinstance(up, ast.Lambda)
-                        up = self.parent.get(id(up))
+                        below, up = up, self.parent.get(id(up))
                     calls.append(GradCall(node, tape, node.func.attr, stmt, repeated, deferred))
         calls.sort(key=lambda c: pos(c.call))
         return calls

@@ -60,8 +60,10 @@ def outside_context_findings(bodies: Bodies, index: FunctionIndex, grad: GradCal
                 report(f"`{text}` is computed {where}, so `{tape.name}` never records it "
                        f"and {used} cannot differentiate through it", node, lines)
                 return
-            # The target itself (or what it is directly assigned) computed before the block: never recorded.
-            if not after and depth <= 1 and _has_op(index, expr, stmt) and _reads_sources(expr, grad, bindings):
+            # The target itself (or what it is directly assigned) computed before the block, or at any depth the
+            # forward pass of the model whose variables are the sources: never recorded.
+            if not after and ((depth <= 1 and _has_op(index, expr, stmt) and _reads_sources(expr, grad, bindings))
+                              or _runs_source_owner(expr, grad)):
                 text = snippet(index.parsed, stmt if node is stmt else expr)
                 report(f"`{text}` is computed {where}, so `{tape.name}` never records it "
                        f"and {used} cannot differentiate through it", node, lines)
@@ -115,6 +117,22 @@ def _reads_sources(expr: ast.expr, grad: GradCall, bindings: dict) -> bool:
     return any(name.id in names for name in dep_names(expr, bindings))
 
 
+def _runs_source_owner(expr: ast.expr, grad: GradCall) -> bool:
+    """Whether an expression calls the object whose variables the gradient call differentiates with respect to
+    (`model(x)` or `model.call(x)` for sources `model.trainable_variables`): its forward pass."""
+    sources = grad.call.args[1] if len(grad.call.args) > 1 else keyword(grad.call, "sources")
+    owners = {node.value.id for node in ast.walk(sources) if isinstance(node, ast.Attribute)
+              and node.attr in OWNED_VARIABLES and isinstance(node.value, ast.Name)} if sources is not None else set()
+    for node in walk_live(expr):
+        if isinstance(node, ast.Call):
+            func = node.func.value if isinstance(node.func, ast.Attribute) and node.func.attr in ("call", "__call__") \
+                else node.func
+            if isinstance(func, ast.Name) and func.id in owners:
+                return True
+    return False
+
+
+OWNED_VARIABLES = frozenset({"trainable_variables", "trainable_weights", "variables", "weights"})
 CONTAINERS = (ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
 
 
