@@ -36,7 +36,10 @@ STRONG = ("ada", "esra", "hiro")  # every submitted assignment at full marks, no
 EXPECTED: dict[tuple[str, str], dict[str, tuple[str, set[str]]]] = {
     ("bram", "custom_gradients"): {"log1pexp": ("partial", {"unstable-gradient", "unstable-value"})},
     ("bram", "higher_order"): {"derivatives": ("partial", {"tape-outside-context"})},
-    ("bram", "jacobians"): {"jacobian": ("failed", {"summed-gradient"})},
+    ("bram", "jacobians"): {
+        "jacobian": ("failed", {"summed-gradient"}),
+        "per_example_gradients": ("partial", {"per-example-loop"}),  # right numbers, a loop: capped at half
+    },
     ("chiara", "custom_gradients"): {
         "clip_gradient_norm": ("partial", {"clips-value"}),  # right gradient, but the value is clipped too
         "td_loss": ("failed", {"missing-stop-gradient"}),
@@ -52,12 +55,16 @@ EXPECTED: dict[tuple[str, str], dict[str, tuple[str, set[str]]]] = {
     ("dev", "jacobians"): {
         "batch_jacobian": ("failed", {"full-jacobian"}),
         "robust_jacobian": ("partial", {"pfor-unsupported"}),
+        "per_example_gradients": ("failed", {"summed-gradient"}),  # the mean gradient, repeated per example
     },
     ("finn", "higher_order"): {
         "derivatives": ("partial", {"unwatched-tensor"}),
         "critic_gradients": ("failed", {"tape-outside-context"}),
     },
-    ("finn", "jacobians"): {"jacobian": ("failed", {"transposed"})},
+    ("finn", "jacobians"): {
+        "jacobian": ("failed", {"transposed"}),
+        "per_example_gradients": ("failed", {"transposed"}),  # the batch axis last
+    },
     ("greta", "custom_gradients"): {"checkpointed": ("not-implemented", {"not-implemented"})},
     ("greta", "higher_order"): {"newton_step": ("not-implemented", {"not-implemented"})},
     ("ines", "higher_order"): {
@@ -78,9 +85,13 @@ EXPECTED: dict[tuple[str, str], dict[str, tuple[str, set[str]]]] = {
     ("kwame", "jacobians"): {
         "jacobian": ("failed", {"unwatched-tensor"}),
         "jvp": ("partial", {"materialized-jacobian"}),  # full Jacobian: out of memory at n = 100,000
+        "per_example_gradients": ("failed", {"summed-gradient"}),  # tape.gradient of the loss vector
     },
     ("lina", "higher_order"): {"derivatives": ("error", {"non-persistent-tape"})},
-    ("lina", "jacobians"): {"robust_jacobian": ("error", {"non-persistent-tape"})},
+    ("lina", "jacobians"): {
+        "robust_jacobian": ("error", {"non-persistent-tape"}),
+        "per_example_gradients": ("error", {"non-persistent-tape"}),
+    },
 }
 
 # Verdicts a human grader would dispute, each fixed once: the pitfall must be named, the wrong one must not.
@@ -204,6 +215,15 @@ def test_pitfall_a_human_grader_would_name(results, student, assignment, exercis
     human, instead = ONCE_DISPUTED[(student, assignment, exercise_id)]
     pitfalls = exercise(results[(student, assignment)], exercise_id)["pitfalls"]
     assert human in pitfalls and (instead is None or instead not in pitfalls), pitfalls
+
+
+def test_a_per_example_loop_keeps_half_the_points_and_says_where(results):
+    """bram's loop gives the right numbers: its cases keep their points, the exercise is capped at half, and the
+    feedback points at the model call inside his loop."""
+    entry = exercise(results[("bram", "jacobians")], "per_example_gradients")
+    assert entry["score"] == entry["max_score"] / 2 and entry["status"] == "partial", entry
+    where = next(line for line in entry["feedback"].splitlines() if "Where:" in line)
+    assert "model(x[i:i + 1])" in where, entry["feedback"]
 
 
 def test_where_points_at_the_numpy_cut_not_the_intended_stop_gradient(results):
