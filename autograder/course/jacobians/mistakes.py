@@ -190,3 +190,19 @@ def pe_flattened(model, loss_fn, x, y):
 
 def pe_reversed(model, loss_fn, x, y):
     return _per_example(model, loss_fn, x, y)[::-1]
+
+
+def pe_axes_reversed(model, loss_fn, x, y):
+    """`tf.transpose(g)` of each per-example tensor: every axis reversed, the batch last."""
+    import tensorflow as tf
+
+    return [tf.transpose(g) for g in _per_example(model, loss_fn, x, y)]
+
+
+def pe_outputs_jacobian(model, loss_fn, x, y):
+    """The Jacobian of the model's outputs, (batch, k, *variable.shape), instead of the per-example losses'."""
+    import tensorflow as tf
+
+    with tf.GradientTape(persistent=True) as tape:
+        outputs = model(x)
+    return tape.jacobian(outputs, model.trainable_variables, experimental_use_pfor=False)

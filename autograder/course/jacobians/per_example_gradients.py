@@ -221,6 +221,16 @@ EXERCISE = Exercise(
                 "the batch axis of your result comes last, (*variable.shape, batch), instead of first",
                 "put the examples on the first axis, (batch, *variable.shape): `tape.jacobian(losses, variables)` "
                 "already does; stack per-example results with `axis=0`", outputs=GRADIENTS),
+        Mistake("transposed", "pe_axes_reversed",
+                "each of your tensors has its axes reversed (`tf.transpose` without `perm`): the batch axis comes "
+                "last and the variable's own axes are reversed too",
+                "put the examples on the first axis, (batch, *variable.shape): `tape.jacobian(losses, variables)` "
+                "already does; drop the `tf.transpose`", outputs=GRADIENTS),
+        Mistake("wrong-value", "pe_outputs_jacobian",
+                "your result is the Jacobian of the model's outputs, (batch, k, *variable.shape), not of the "
+                "per-example losses",
+                "apply the loss first, `losses = loss_fn(y, model(x))` inside the tape, then "
+                "`tape.jacobian(losses, model.trainable_variables)`", outputs=GRADIENTS),
         Mistake("wrong-value", "pe_flattened",
                 "each of your tensors is flattened to (batch, variable.size): right for a bias, not for a kernel",
                 "keep each variable's own shape after the batch axis, (batch, *variable.shape); flatten only where "
