@@ -170,7 +170,8 @@ CONTRACT = {  # ../shared/CURRICULUM.md, written out so that a change on either 
                      "gradient_penalty": ["critic", "real", "fake", "alpha"],
                      "critic_gradients": ["critic", "real", "fake", "alpha", "gp_weight"], "newton_step": ["f", "x"]},
     "jacobians": {"jacobian": ["f", "x"], "batch_jacobian": ["f", "x"], "robust_jacobian": ["f", "x"],
-                  "hessian": ["f", "x"], "jvp": ["f", "x", "v"]},
+                  "hessian": ["f", "x"], "jvp": ["f", "x", "v"],
+                  "per_example_gradients": ["model", "loss_fn", "x", "y"]},
 }
 
 
@@ -183,4 +184,4 @@ def test_every_contract_exercise_is_defined_with_its_exact_signature(assignment)
     spec = assignment_by_id(assignment)
     assert [e.id for e in spec.exercises] == list(CONTRACT[assignment])
     assert [list(e.params) for e in spec.exercises] == list(CONTRACT[assignment].values())
-    assert spec.max_score == 10.0
+    assert spec.max_score == 2.0 * len(spec.exercises)  # 2 points per exercise
