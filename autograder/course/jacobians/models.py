@@ -177,7 +177,7 @@ def _module(spec, calls: ModelCalls):
             if spec.get("spare") is not None:
                 self.spare = tf.Variable(spec["spare"], name="spare")
 
-        def __call__(self, x):
+        def __call__(self, x, training=None):  # `training`, as a Keras model takes it, changes nothing here
             calls.record(x)
             return tf.tanh(tf.matmul(x, self.kernel) + self.bias) * self.scale / self.temperature
 
