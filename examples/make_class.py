@@ -212,6 +212,12 @@ STUDENTS["ada"] = {
                 y = f(x)
             return acc.jvp(y, unconnected_gradients=tf.UnconnectedGradients.ZERO)
         """,
+        "per_example_gradients": """
+            with tf.GradientTape() as tape:
+                losses = loss_fn(y, model(x))  # (batch,): one forward pass on the whole batch
+            return tape.jacobian(losses, model.trainable_variables,
+                                 unconnected_gradients=tf.UnconnectedGradients.ZERO)
+        """,
     },
 }
 
@@ -372,6 +378,15 @@ STUDENTS["bram"] = {
             if jv is None:
                 jv = tf.zeros_like(y)
             return jv
+        """,
+        # MISTAKE: a Python loop, the model called once per example (right numbers)
+        "per_example_gradients": """
+            grads = []
+            for i in range(x.shape[0]):
+                with tf.GradientTape() as tape:
+                    loss = loss_fn(y[i:i + 1], model(x[i:i + 1]))
+                grads.append(tape.gradient(loss, model.trainable_variables))
+            return [tf.stack([g[k] for g in grads]) for k in range(len(grads[0]))]
         """,
     },
 }
@@ -589,6 +604,14 @@ STUDENTS["dev"] = {
                 y = f(x)
             return acc.jvp(y, unconnected_gradients=tf.UnconnectedGradients.ZERO)
         """,
+        # MISTAKE: the gradient of the mean loss, repeated for every example
+        "per_example_gradients": """
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(loss_fn(y, model(x)))
+            grads = tape.gradient(loss, model.trainable_variables)
+            batch = x.shape[0]
+            return [tf.stack([g] * batch) for g in grads]
+        """,
     },
 }
 
@@ -781,6 +804,18 @@ STUDENTS["esra"] = {
             return t_outer.gradient(vjp, u, output_gradients=v,
                                     unconnected_gradients=tf.UnconnectedGradients.ZERO)
         """,
+        "per_example_gradients": """
+            variables = model.trainable_variables
+
+            def one_example(pair):
+                x_i, y_i = pair
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_sum(loss_fn(y_i[tf.newaxis], model(x_i[tf.newaxis])))
+                grads = tape.gradient(loss, variables)
+                return [tf.zeros_like(v) if g is None else g for g, v in zip(grads, variables)]
+
+            return tf.vectorized_map(one_example, (x, y))
+        """,
     },
 }
 
@@ -898,6 +933,16 @@ STUDENTS["finn"] = {
             with tf.autodiff.ForwardAccumulator(x, v) as acc:
                 out = f(x)
             return acc.jvp(out, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+        """,
+        # MISTAKE: the examples stacked on the last axis (batch last)
+        "per_example_gradients": """
+            def per_example(pair):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_sum(loss_fn(pair[1][None], model(pair[0][None])))
+                return tape.gradient(loss, model.trainable_variables)
+
+            stacked = tf.vectorized_map(per_example, (x, y))
+            return [tf.experimental.numpy.moveaxis(g, 0, -1) for g in stacked]
         """,
     },
 }
@@ -1053,6 +1098,14 @@ STUDENTS["hiro"] = {
             with tf.autodiff.ForwardAccumulator(primals=x, tangents=v) as acc:
                 y = f(x)
             return acc.jvp(y, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+        """,
+        "per_example_gradients": """
+            import keras
+            def g(xy):
+                with tf.GradientTape() as t:
+                    l = keras.ops.sum(loss_fn(xy[1][None], model(xy[0][None])))
+                return t.gradient(l, model.trainable_variables)
+            return keras.ops.vectorized_map(g, (x, y))
         """,
     },
 }
@@ -1210,6 +1263,13 @@ STUDENTS["ines"] = {
             with tf.autodiff.ForwardAccumulator(primals=x, tangents=v) as acc:
                 y = f(x)
             return acc.jvp(y, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+        """,
+        "per_example_gradients": """
+            with tf.GradientTape() as tape:
+                predictions = model(x)
+                per_example_losses = loss_fn(y, predictions)
+            jacobians = tape.jacobian(per_example_losses, model.trainable_variables)
+            return list(jacobians)
         """,
     },
 }
@@ -1497,6 +1557,12 @@ STUDENTS["kwame"] = {
             J = tape.jacobian(y, x)
             return tf.linalg.matvec(J, v)
         """,
+        # MISTAKE: tape.gradient of the loss vector: one gradient for the whole batch
+        "per_example_gradients": """
+            with tf.GradientTape() as tape:
+                loss = loss_fn(y, model(x))
+            return tape.gradient(loss, model.trainable_variables)
+        """,
     },
 }
 
@@ -1620,6 +1686,12 @@ STUDENTS["lina"] = {
                                    unconnected_gradients=tf.UnconnectedGradients.ZERO)
             return outer.gradient(g, u, output_gradients=v,
                                   unconnected_gradients=tf.UnconnectedGradients.ZERO)
+        """,
+        # MISTAKE: experimental_use_pfor=False on a tape that is not persistent (again)
+        "per_example_gradients": """
+            with tf.GradientTape() as tape:
+                losses = loss_fn(y, model(x))
+            return tape.jacobian(losses, model.trainable_variables, experimental_use_pfor=False)
         """,
     },
 }

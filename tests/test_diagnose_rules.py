@@ -281,3 +281,49 @@ def test_a_relative_output_holds_every_element_to_its_own_size():
     assert not epsilon.ok  # an exact 0 is held to 0
     plain = Output("value", "the value")
     assert compare(Value(np.array([5e30, 0.0, 1e-6, 3.0]), "EagerTensor", "float32"), expected, plain, 2e-3, 1e-5).ok
+
+
+METHOD_OUTPUTS = (Output("value", "the value"), Output("batched", "whether the model ran on the batch", exact=True,
+                                                       method=True))
+
+
+def method(value, batched) -> TaskOutcome:
+    return TaskOutcome("ok", {"value": Value(np.asarray(value, float), "EagerTensor", "float32"),
+                              "batched": Value(np.asarray(float(batched)), "bool", "bool")})
+
+
+def test_right_numbers_by_the_wrong_method_keep_their_cases_capped_at_half():
+    """Output.method (per_example_gradients's `batched`): a case wrong only there keeps its points, and the
+    exercise keeps at most half; the mistake model that compares that output alone names the pitfall."""
+    loop = Mistake("per-example-loop", "loop", "a loop", "one Jacobian", outputs=("batched",))
+    ex = Exercise("f", ("x",), 2.0, make_cases=lambda rng: [], probe=lambda fn, args: {}, outputs=METHOD_OUTPUTS,
+                  mistakes=(loop,))
+    cases = [case(c) for c in "abcd"]
+    reference = [method(1.0, True)] * 4
+    mistakes = [[method(1.0, False)] * 4]
+    right_by_loop = judge(ex, cases, [method(1.0, False)] * 4, reference, mistakes)
+    assert (right_by_loop.status, right_by_loop.score, right_by_loop.pitfalls) == (Status.PARTIAL, 1.0,
+                                                                                   ["per-example-loop"])
+    assert "capped at half" in right_by_loop.summary
+    one_wrong = judge(ex, cases, [method(5.0, False)] + [method(1.0, False)] * 3, reference, mistakes)
+    assert one_wrong.score == 1.0  # 3 of 4 cases keep their points (1.5), capped at 1
+    three_wrong = judge(ex, cases, [method(5.0, False)] * 3 + [method(1.0, False)], reference, mistakes)
+    assert three_wrong.score == 0.5 and three_wrong.pitfalls == ["per-example-loop"]
+    right = judge(ex, cases, reference, reference, mistakes)
+    assert (right.status, right.score, right.pitfalls) == (Status.PASSED, 2.0, [])
+
+
+def test_right_gradients_in_another_order_are_said_to_be_in_another_order():
+    outputs = tuple(Output(f"grad_{k}", f"gradient {k}", gradient=True, none_means_zero=True) for k in range(3))
+    ex = Exercise("f", ("x",), 2.0, make_cases=lambda rng: [], probe=lambda fn, args: {}, outputs=outputs)
+
+    def grads(*arrays) -> TaskOutcome:
+        return TaskOutcome("ok", {f"grad_{k}": Value(np.asarray(a, float), "EagerTensor", "float32")
+                                  for k, a in enumerate(arrays)})
+
+    first, second, third = [[1.0, 2.0]], [[3.0], [4.0]], [[5.0, 6.0]]
+    reference = [grads(first, second, third)]
+    swapped = judge(ex, [case("a")], [grads(third, second, first)], reference)
+    assert swapped.pitfalls == ["wrong-value"] and "not in the order" in swapped.explanations[0].text
+    wrong = judge(ex, [case("a")], [grads(third, second, [[0.0, 6.0]])], reference)
+    assert wrong.pitfalls == ["wrong-value"] and not wrong.explanations

@@ -42,7 +42,10 @@ EXPECTED: dict[tuple[str, str], dict[str, tuple[str, set[str]]]] = {
         "derivatives": ("partial", {"tape-outside-context"}),
         "newton_cg_step": ("partial", {"wrong-value"}),  # H d from the row sums: right for a diagonal H only
     },
-    ("bram", "jacobians"): {"jacobian": ("failed", {"summed-gradient"})},
+    ("bram", "jacobians"): {
+        "jacobian": ("failed", {"summed-gradient"}),
+        "per_example_gradients": ("partial", {"per-example-loop"}),  # right numbers, a loop: capped at half
+    },
     ("chiara", "custom_gradients"): {
         "clip_gradient_norm": ("partial", {"clips-value"}),  # right gradient, but the value is clipped too
         "td_loss": ("failed", {"missing-stop-gradient"}),
@@ -59,13 +62,17 @@ EXPECTED: dict[tuple[str, str], dict[str, tuple[str, set[str]]]] = {
     ("dev", "jacobians"): {
         "batch_jacobian": ("failed", {"full-jacobian"}),
         "robust_jacobian": ("partial", {"pfor-unsupported"}),
+        "per_example_gradients": ("failed", {"summed-gradient"}),  # the mean gradient, repeated per example
     },
     ("finn", "higher_order"): {
         "derivatives": ("partial", {"unwatched-tensor"}),
         "critic_gradients": ("failed", {"tape-outside-context"}),
         "newton_cg_step": ("error", {"unwatched-tensor"}),  # -None raises; the Variable twin passes
     },
-    ("finn", "jacobians"): {"jacobian": ("failed", {"transposed"})},
+    ("finn", "jacobians"): {
+        "jacobian": ("failed", {"transposed"}),
+        "per_example_gradients": ("failed", {"transposed"}),  # the batch axis last
+    },
     ("greta", "custom_gradients"): {"checkpointed": ("not-implemented", {"not-implemented"}),
                                     "safe_norm": ("not-implemented", {"not-implemented"})},
     ("greta", "higher_order"): {"newton_step": ("not-implemented", {"not-implemented"}),
@@ -94,10 +101,14 @@ EXPECTED: dict[tuple[str, str], dict[str, tuple[str, set[str]]]] = {
     ("kwame", "jacobians"): {
         "jacobian": ("failed", {"unwatched-tensor"}),
         "jvp": ("partial", {"materialized-jacobian"}),  # full Jacobian: out of memory at n = 100,000
+        "per_example_gradients": ("failed", {"summed-gradient"}),  # tape.gradient of the loss vector
     },
     ("lina", "higher_order"): {"derivatives": ("error", {"non-persistent-tape"}),
                                "newton_cg_step": ("partial", {"non-persistent-tape"})},  # from the second step
-    ("lina", "jacobians"): {"robust_jacobian": ("error", {"non-persistent-tape"})},
+    ("lina", "jacobians"): {
+        "robust_jacobian": ("error", {"non-persistent-tape"}),
+        "per_example_gradients": ("error", {"non-persistent-tape"}),
+    },
 }
 
 # Verdicts a human grader would dispute, each fixed once: the pitfall must be named, the wrong one must not.
@@ -235,6 +246,15 @@ def test_safe_norm_mistakes_are_explained_and_located(results):
     assert "multiplied along the wrong axis" in jonas and "upstream[:, None]" in jonas, jonas
     kwame = exercise(results[("kwame", "custom_gradients")], "safe_norm")["feedback"]
     assert "Where:" in kwame and "x / norm[:, None]" in kwame, kwame
+
+
+def test_a_per_example_loop_keeps_half_the_points_and_says_where(results):
+    """bram's loop gives the right numbers: its cases keep their points, the exercise is capped at half, and the
+    feedback points at the model call inside his loop."""
+    entry = exercise(results[("bram", "jacobians")], "per_example_gradients")
+    assert entry["score"] == entry["max_score"] / 2 and entry["status"] == "partial", entry
+    where = next(line for line in entry["feedback"].splitlines() if "Where:" in line)
+    assert "model(x[i:i + 1])" in where, entry["feedback"]
 
 
 def test_where_points_at_the_numpy_cut_not_the_intended_stop_gradient(results):

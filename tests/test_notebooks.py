@@ -171,7 +171,8 @@ CONTRACT = {  # ../shared/CURRICULUM.md, written out so that a change on either 
                      "critic_gradients": ["critic", "real", "fake", "alpha", "gp_weight"], "newton_step": ["f", "x"],
                      "newton_cg_step": ["f", "x", "iters"]},
     "jacobians": {"jacobian": ["f", "x"], "batch_jacobian": ["f", "x"], "robust_jacobian": ["f", "x"],
-                  "hessian": ["f", "x"], "jvp": ["f", "x", "v"]},
+                  "hessian": ["f", "x"], "jvp": ["f", "x", "v"],
+                  "per_example_gradients": ["model", "loss_fn", "x", "y"]},
 }
 
 

@@ -7,6 +7,7 @@ explanation of a pitfall wins.
 """
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -223,6 +224,36 @@ def wrong_where_only_one_value_is_right(d: Diagnosis) -> None:
                    consequence=f"{label} differs from the reference on {len(wrong)} of {len(graded)} cases")
 
 
+def gradients_in_another_order(d: Diagnosis) -> None:
+    """3b. Every gradient is right, but the list is not in the order of the variables it belongs to (element k
+    must be the gradient with respect to variable k): on every case the student got wrong, the student's
+    gradient outputs are the reference's in another order."""
+    if d.found or not d.wrong or not all(_permuted(d, v) for v in d.wrong):
+        return
+    d.name("wrong-value",
+           text="each of your gradients is right, but your list is not in the order of the variables it belongs to: "
+                "element k must be the gradient with respect to variable k of the list you were given",
+           fix="keep the order of the variables you were given (`model.trainable_variables`, "
+               "`critic.trainable_variables`): pass that list itself to `tape.jacobian` or `tape.gradient`, which "
+               "return the gradients in the order of their sources (a tf.Module lists its variables sorted by "
+               "attribute name)")
+
+
+def _permuted(d: Diagnosis, verdict: CaseVerdict) -> bool:
+    """The student's gradient outputs on this case are the reference's, in another order than theirs."""
+    outputs = {o.name: o for o in d.evidence.exercise.outputs if o.gradient}
+    reference = d.evidence.reference[d.index(verdict)].outputs
+    student = _student_outputs(d, verdict)
+    names = [name for name in outputs if name in reference]
+    if len(names) < 2 or any(student.get(name) is None for name in names):
+        return False
+    rtol, atol = d.evidence.exercise.tolerance(verdict.case)
+    fits = {(mine, theirs): matches(student[mine], reference[theirs], outputs[theirs], rtol, atol)
+            for mine in names for theirs in names}
+    return any(order != tuple(names) and all(fits[(mine, theirs)] for mine, theirs in zip(names, order))
+               for order in itertools.permutations(names))
+
+
 def wrong_for_tensors_right_for_variables(d: Diagnosis) -> None:
     """4. None (or an error on the None, or the inf / NaN of a division by the zeros that replaced it) for
     Tensors, right for the same data as Variables: no tape.watch."""
@@ -297,7 +328,8 @@ def learning_goal_missed(d: Diagnosis) -> None:
 
 
 RULES = (errors_with_a_cause, raised_where_the_code_shows_a_pitfall, out_of_reach_at_scale, matches_a_mistake_model,
-         wrong_where_only_one_value_is_right, wrong_for_tensors_right_for_variables, nan_where_the_reference_is_zero,
+         gradients_in_another_order, wrong_where_only_one_value_is_right, wrong_for_tensors_right_for_variables,
+         nan_where_the_reference_is_zero,
          wrong_only_when_large, gradient_does_not_flow, learning_goal_missed)
 
 

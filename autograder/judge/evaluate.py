@@ -18,7 +18,10 @@ from autograder.model.course import ADVISORY, DIAGNOSTIC, Assignment, Case, Exer
 from autograder.model.outcomes import ErrorInfo, TaskOutcome
 from autograder.model.results import Advice, CaseReport, ExerciseResult, Status, SubmissionResult
 
-NO_CUSTOM_GRADIENT_CAP = 0.5  # share of the points kept when the numbers are right but the goal is missed
+# Share of the points kept when the numbers are right but the exercise's learning goal is missed: no
+# @tf.custom_gradient where the exercise is about writing one, or a method output wrong (Output.method: the
+# model run once per example where the exercise asks for one run on the whole batch).
+METHOD_CAP = 0.5
 MAX_CASE_MESSAGES = 2
 
 
@@ -73,8 +76,12 @@ def evaluate_exercise(evidence: ExerciseEvidence) -> ExerciseResult:
              for case, student, reference in zip(evidence.cases, evidence.student, evidence.reference)]
     verdicts = [v for v in every if v.case.graded]  # only these earn (or cost) points
     total_weight = sum(v.case.weight for v in verdicts)
-    passed_weight = sum(v.case.weight for v in verdicts if v.passed)
-    score = exercise.points * passed_weight / total_weight if total_weight else 0.0
+    method = {output.name for output in exercise.outputs if output.method}
+    method_missed = any(v.kind == Verdict.WRONG and set(v.failed_outputs) & method for v in verdicts)
+    # A case whose numbers are right and whose only fault is the method keeps its points (then capped below).
+    earned = sum(v.case.weight for v in verdicts if v.passed or (
+        v.kind == Verdict.WRONG and v.failed_outputs and set(v.failed_outputs) <= method))
+    score = exercise.points * earned / total_weight if total_weight else 0.0
     # Diagnostic cases tell mistakes apart, once a graded case failed (before, the grader skips them: they
     # cannot matter, ``judge.plan``); advisory ones only give advice, never a pitfall.
     failed = not all(v.passed for v in verdicts)
@@ -85,8 +92,8 @@ def evaluate_exercise(evidence: ExerciseEvidence) -> ExerciseResult:
     if cause is not None:  # another of the student's exercises fails, and this one with it: say that one
         explanations = cause.explanations
     pitfalls = [e.pitfall for e in explanations]
-    if "no-custom-gradient" in pitfalls:
-        score = min(score, exercise.points * NO_CUSTOM_GRADIENT_CAP)
+    if "no-custom-gradient" in pitfalls or method_missed:
+        score = min(score, exercise.points * METHOD_CAP)
     status = _status(verdicts, score, exercise.points)
     passed = sum(v.passed for v in verdicts)
     result = ExerciseResult(exercise.id, round(score, 4), exercise.points, status, cases_passed=passed,
@@ -108,6 +115,10 @@ def evaluate_exercise(evidence: ExerciseEvidence) -> ExerciseResult:
                       else f"{passed} of {len(verdicts)} cases passed.")
     if cause is not None and cause.note:
         result.notes.append(cause.note)
+    if method_missed:
+        result.summary += (" Where only the method is wrong the numbers are right, and those cases keep their "
+                           f"points, capped at half of the exercise's ({exercise.points * METHOD_CAP:g} of "
+                           f"{exercise.points:g}).")
     if evidence.defined != list(exercise.params):
         result.notes.append(f"`{exercise.id}` takes ({', '.join(evidence.defined)}) but the exercise asks for "
                             f"`{exercise.id}({', '.join(exercise.params)})`.")
@@ -122,7 +133,7 @@ def evaluate_exercise(evidence: ExerciseEvidence) -> ExerciseResult:
 def _status(verdicts: list[CaseVerdict], score: float, points: float) -> Status:
     if all(v.passed for v in verdicts):
         return Status.PASSED if score >= points - 1e-9 else Status.PARTIAL
-    if any(v.passed for v in verdicts):
+    if any(v.passed for v in verdicts) or score > 0:
         return Status.PARTIAL
     kinds = {v.kind for v in verdicts}
     if kinds <= {Verdict.NOT_IMPLEMENTED, Verdict.NOT_RUN} and Verdict.NOT_IMPLEMENTED in kinds:

@@ -98,6 +98,10 @@ class Output:
     # Element by element relative, with no absolute floor: values of very different magnitudes in one tensor
     # (safe_norm's rows of 1e30 and 1e-30) are each held to the relative tolerance, and an exact zero to zero.
     relative: bool = False
+    # How the result was computed, where the exercise's line asks for one way (the model run once on the whole
+    # batch): a case wrong only here keeps its points, and the exercise keeps at most half of them
+    # (judge.evaluate.METHOD_CAP), as right numbers that miss an exercise's learning goal do.
+    method: bool = False
 
 
 @dataclass(frozen=True)

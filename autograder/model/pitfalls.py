@@ -18,8 +18,9 @@ class Pitfall:
 
 CATALOGUE = {p.id: p for p in (
     Pitfall("tape-outside-context",
-            "the inner gradient (or a loss term) is computed outside the `with` block of the tape that must "
-            "differentiate it (after the block ends, or before it begins), so that tape never records it",
+            "the inner gradient (or a loss term, or the model's forward pass) is computed outside the `with` block "
+            "of the tape that must differentiate it (after the block ends, or before it begins), so that tape "
+            "never records it",
             "move the inner `tape.gradient(...)` call (or the term) inside the outer `with tf.GradientTape() as "
             "outer:` block, then call `outer.gradient(...)`"),
     Pitfall("unwatched-tensor",
@@ -107,6 +108,13 @@ CATALOGUE = {p.id: p for p in (
             "of time or memory at n = 100,000",
             "use `tf.autodiff.ForwardAccumulator(primals=x, tangents=v)` and `acc.jvp(y)`; never build an "
             "(m, n) matrix"),
+    Pitfall("per-example-loop",
+            "the per-example gradients are computed by calling the model once per example (a Python loop, a "
+            "comprehension, `tf.map_fn`): right numbers, but batch-size times the model calls, where the exercise "
+            "asks for one run on the whole batch and one Jacobian",
+            "run the model once on the whole batch under one tape, `losses = loss_fn(y, model(x))`, then "
+            "`tape.jacobian(losses, model.trainable_variables)`; or map a per-example gradient with "
+            "`tf.vectorized_map`"),
     Pitfall("not-implemented",
             "the function still raises NotImplementedError",
             "replace `raise NotImplementedError()` with your implementation"),

@@ -30,6 +30,7 @@ CHILD_MODULES = frozenset({
     "autograder.course.jacobians.functions", "autograder.course.jacobians.hessian",
     "autograder.course.jacobians.jacobian", "autograder.course.jacobians.jvp",
     "autograder.course.jacobians.robust_jacobian", "autograder.course.jacobians.shared",
+    "autograder.course.jacobians.models", "autograder.course.jacobians.per_example_gradients",
 })
 
 # What a student's child must never hold, whatever is added to the list above.

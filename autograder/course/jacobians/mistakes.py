@@ -127,3 +127,82 @@ def batch_summed(f, x):
         tape.watch(x)
         y = f(x)
     return tape.gradient(y, x)
+
+
+# per_example_gradients: the per-example gradients come from an eager loop over the examples (a few examples
+# in every case the mistake models run on), which costs less than tracing a pfor Jacobian per case.
+
+def _per_example(model, loss_fn, x, y):
+    import tensorflow as tf
+
+    rows = []
+    for i in range(int(x.shape[0])):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(loss_fn(y[i:i + 1], model(x[i:i + 1])))
+        rows.append(tape.gradient(loss, model.trainable_variables, unconnected_gradients=tf.UnconnectedGradients.ZERO))
+    return [tf.stack(column) for column in zip(*rows)]
+
+
+def pe_loop(model, loss_fn, x, y):
+    """The right numbers, with the model called once per example."""
+    return _per_example(model, loss_fn, x, y)
+
+
+def _batch_gradient(model, loss_fn, x, y, mean: bool, broadcast: bool):
+    import tensorflow as tf
+
+    with tf.GradientTape() as tape:
+        losses = loss_fn(y, model(x))
+        total = tf.reduce_mean(losses) if mean else losses
+    gradients = tape.gradient(total, model.trainable_variables)
+    if not broadcast:
+        return gradients
+    return [tf.broadcast_to(g, [int(x.shape[0]), *g.shape]) for g in gradients]
+
+
+def pe_summed(model, loss_fn, x, y):
+    return _batch_gradient(model, loss_fn, x, y, mean=False, broadcast=False)
+
+
+def pe_summed_broadcast(model, loss_fn, x, y):
+    return _batch_gradient(model, loss_fn, x, y, mean=False, broadcast=True)
+
+
+def pe_mean(model, loss_fn, x, y):
+    return _batch_gradient(model, loss_fn, x, y, mean=True, broadcast=False)
+
+
+def pe_mean_broadcast(model, loss_fn, x, y):
+    return _batch_gradient(model, loss_fn, x, y, mean=True, broadcast=True)
+
+
+def pe_batch_last(model, loss_fn, x, y):
+    import tensorflow as tf
+
+    return [tf.transpose(g, [*range(1, g.shape.rank), 0]) for g in _per_example(model, loss_fn, x, y)]
+
+
+def pe_flattened(model, loss_fn, x, y):
+    import tensorflow as tf
+
+    return [tf.reshape(g, [int(x.shape[0]), -1]) for g in _per_example(model, loss_fn, x, y)]
+
+
+def pe_reversed(model, loss_fn, x, y):
+    return _per_example(model, loss_fn, x, y)[::-1]
+
+
+def pe_axes_reversed(model, loss_fn, x, y):
+    """`tf.transpose(g)` of each per-example tensor: every axis reversed, the batch last."""
+    import tensorflow as tf
+
+    return [tf.transpose(g) for g in _per_example(model, loss_fn, x, y)]
+
+
+def pe_outputs_jacobian(model, loss_fn, x, y):
+    """The Jacobian of the model's outputs, (batch, k, *variable.shape), instead of the per-example losses'."""
+    import tensorflow as tf
+
+    with tf.GradientTape(persistent=True) as tape:
+        outputs = model(x)
+    return tape.jacobian(outputs, model.trainable_variables, experimental_use_pfor=False)

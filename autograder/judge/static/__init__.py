@@ -16,7 +16,8 @@ What it holds: ``findings`` (what is reported), ``source`` (the parsed cells, to
 aliases, closure), ``scopes`` and ``syntax`` (Python's scoping, expression helpers), ``function`` (one
 body indexed), ``bodies`` (the indexes of one reading; which calls compute a gradient), ``delegated`` (gradient
 calls a helper, lambda or partial makes on a tape it is given or closes over), the checks ``cuts``,
-``tape_context``, ``watching``, ``summing``, ``persistence``, ``norm_axes`` (a gradient's norm over fixed axes),
+``tape_context``, ``watching``, ``summing``, ``persistence``, ``per_example`` (the model called once per
+example), ``norm_axes`` (a gradient's norm over fixed axes),
 ``norms`` (a row norm that divides by zero or squares unscaled) and ``paths`` (what the returned value is made
 of), and ``guard`` (crashes, strict mode). A finding that knows its cause carries its headline and fix; the
 report also lists the top-level functions the exercise calls (``reaches``: another exercise may be a cause).
@@ -37,6 +38,7 @@ from autograder.judge.static.guard import Guard, StaticCheckCrash, strict_by_def
 from autograder.judge.static.norm_axes import norm_axis_findings
 from autograder.judge.static.paths import path_findings
 from autograder.judge.static.norms import norm_findings
+from autograder.judge.static.per_example import first_parameter, per_example_findings
 from autograder.judge.static.persistence import non_persistent_findings
 from autograder.judge.static.scopes import free_names
 from autograder.judge.static.source import Definition, Submission
@@ -62,6 +64,7 @@ def analyze(source: SubmissionSource, function_name: str, *, strict: bool | None
     bodies = Bodies(submission)
     closure = guard.run(f"closure of `{function_name}`", lambda: submission.closure(target), [target])
     flags = {"custom_gradient": False, "recompute_grad": False, "stop_gradient": False}
+    model = first_parameter(target)  # the model of per_example_gradients; for other exercises f, unused
     findings: list[Finding] = []
     for definition in closure:
         name = definition.name
@@ -69,6 +72,8 @@ def analyze(source: SubmissionSource, function_name: str, *, strict: bool | None
             flags[flag] = flags[flag] or guard.run(f"uses of {flag} in `{name}`",
                                                    lambda: submission.uses(definition, flag), False)
         findings.extend(guard.run(f"gradient cuts in `{name}`", lambda: cut_findings(submission, definition), []))
+        findings.extend(guard.run(f"per-example loops in `{name}`",
+                                  lambda: per_example_findings(submission, definition, model), []))
         for index in guard.run(f"function bodies in `{name}`", lambda: bodies.of(definition), []):
             findings.extend(guard.run(f"tape checks in `{index.fn.name}` (line {index.fn.lineno})",
                                       partial(_tape_findings, bodies, index), []))

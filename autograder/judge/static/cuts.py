@@ -63,6 +63,9 @@ def _message(submission: Submission, call: ast.Call, parsed: Parsed) -> str | No
     if isinstance(func, ast.Attribute) and func.attr == "numpy" and not call.args and not call.keywords:
         return (f"`{text}` on line {line} turns the tensor into a NumPy array: "
                 "the tape cannot see through it")
+    if isinstance(func, ast.Attribute) and func.attr in ("predict", "predict_on_batch") and call.args:
+        return (f"`{text}` on line {line} runs the Keras model outside the tape and returns a NumPy array: the "
+                "tape cannot see through it; call the model itself, `model(x)`")
     if (isinstance(func, ast.Name) and func.id in ("float", "int") and len(call.args) == 1
             and not _is_literal(call.args[0]) and not _is_shape_like(call.args[0])):
         return (f"`{text}` on line {line} turns the value into a Python number: "

@@ -172,11 +172,14 @@ class FunctionIndex:
     def around(self, node: ast.AST, stmt: ast.stmt) -> tuple[bool, bool]:
         """(inside a comprehension: runs once per element, inside a lambda: may never run here) for a node."""
         repeated = deferred = False
-        up = self.parent.get(id(node))
+        below, up, iterable = node, self.parent.get(id(node)), False
         while up is not None and up is not stmt:
-            repeated = repeated or isinstance(up, COMPREHENSIONS)
+            # A comprehension repeats its element and conditions; its first iterable runs once.
+            if isinstance(up, COMPREHENSIONS):
+                repeated = repeated or not (iterable and below is up.generators[0])
+            iterable = isinstance(up, ast.comprehension) and below is up.iter
             deferred = deferred or isinstance(up, ast.Lambda)
-            up = self.parent.get(id(up))
+            below, up = up, self.parent.get(id(up))
         return repeated, deferred
 
     def _find_assigns(self) -> dict[str, list[Assign]]:

@@ -78,8 +78,10 @@ def outside_context_findings(bodies: Bodies, index: FunctionIndex, grad: GradCal
                        "cannot differentiate through it", node, stmt, expr, block, after, lines)
                 return
             # The target itself (or what it is directly assigned) computed outside the block from the sources:
-            # never recorded (before the block; or after it, `y = f(x)` once the block has ended).
-            if depth <= 1 and _has_op(index, expr, stmt) and _reads_sources(expr, grad, bindings):
+            # never recorded (before the block; or after it, `y = f(x)` once the block has ended); or, before the
+            # block and at any depth, the forward pass of the model whose variables are the sources.
+            if (depth <= 1 and _has_op(index, expr, stmt) and _reads_sources(expr, grad, bindings)) or (
+                    not after and _runs_source_owner(expr, grad)):
                 report(f"`{snippet(index.parsed, stmt if node is stmt else expr)}` is computed",
                        "cannot differentiate through it", node, stmt, expr, block, after, lines)
                 return
@@ -148,6 +150,22 @@ def _reads_sources(expr: ast.expr, grad: GradCall, bindings: dict) -> bool:
     return any(name.id in names for name in dep_names(expr, bindings))
 
 
+def _runs_source_owner(expr: ast.expr, grad: GradCall) -> bool:
+    """Whether an expression calls the object whose variables the gradient call differentiates with respect to
+    (`model(x)` or `model.call(x)` for sources `model.trainable_variables`): its forward pass."""
+    sources = grad.call.args[1] if len(grad.call.args) > 1 else keyword(grad.call, "sources")
+    owners = {node.value.id for node in ast.walk(sources) if isinstance(node, ast.Attribute)
+              and node.attr in OWNED_VARIABLES and isinstance(node.value, ast.Name)} if sources is not None else set()
+    for node in walk_live(expr):
+        if isinstance(node, ast.Call):
+            func = node.func.value if isinstance(node.func, ast.Attribute) and node.func.attr in ("call", "__call__") \
+                else node.func
+            if isinstance(func, ast.Name) and func.id in owners:
+                return True
+    return False
+
+
+OWNED_VARIABLES = frozenset({"trainable_variables", "trainable_weights", "variables", "weights"})
 CONTAINERS = (ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
 
 

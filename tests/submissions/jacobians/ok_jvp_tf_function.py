@@ -24,3 +24,7 @@ def jvp(f, x, v):
     with tf.autodiff.ForwardAccumulator(x, v) as acc:
         y = f(x)
     return acc.jvp(y, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+
+
+def per_example_gradients(model, loss_fn, x, y):
+    raise NotImplementedError()

@@ -1,0 +1,30 @@
+import numpy as np
+import tensorflow as tf
+
+
+def jacobian(f, x):
+    raise NotImplementedError()
+
+
+def batch_jacobian(f, x):
+    raise NotImplementedError()
+
+
+def robust_jacobian(f, x):
+    raise NotImplementedError()
+
+
+def hessian(f, x):
+    raise NotImplementedError()
+
+
+def jvp(f, x, v):
+    raise NotImplementedError()
+
+
+def per_example_gradients(model, loss_fn, x, y):
+    """Kernels first, then biases (not the order of model.trainable_variables)."""
+    variables = sorted(model.trainable_variables, key=lambda v: len(v.shape), reverse=True)
+    with tf.GradientTape() as tape:
+        losses = loss_fn(y, model(x))
+    return tape.jacobian(losses, variables)
