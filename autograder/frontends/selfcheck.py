@@ -98,7 +98,10 @@ class FailedCheck:
         return self.text
 
     def _repr_html_(self) -> str:
-        return ('<pre style="white-space: pre-wrap; border-left: 5px solid #c62828; background: #fdecea; '
+        # Lines wrap between words: JupyterLab's output CSS (`.jp-OutputArea-output pre`) sets `word-break:
+        # break-all`, which the box overrides; a word longer than the line (a path) may still break.
+        return ('<pre style="white-space: pre-wrap; word-break: normal; overflow-wrap: break-word; '
+                'border-left: 5px solid #c62828; background: #fdecea; '
                 f'color: #1a1a1a; padding: 0.6em 0.9em">{html.escape(self.text)}</pre>')
 
 
