@@ -12,5 +12,6 @@ The trust boundary runs through this package: ``child``, ``probe``, ``wire``, ``
 and the course's child side run with student code; the parent side (``supervisor``, ``scheduler``,
 ``forkserver``'s client) never imports TensorFlow and trusts no byte a child sends.
 
-May import: ``autograder.model``, ``autograder.config``, ``autograder.course`` (its child side).
+May import: ``autograder.model``, ``autograder.config``, ``autograder.supported``, ``autograder.course`` (its child
+side).
 """
