@@ -293,7 +293,7 @@ class SubmissionRun:
             self._finish()
             return
         if reason is None:  # a cell of the notebook hung while loading
-            reason = f"cell {self.current_cell} did not finish within {self.limits.load_seconds:g} s"
+            reason = f"cell [{self.current_cell}] did not finish within {self.limits.load_seconds:g} s"
         self._account_failure(reason, status)
 
     def _account_failure(self, reason: str, status: RunStatus) -> None:
@@ -310,7 +310,7 @@ class SubmissionRun:
                 later += 1
             self.next_start = later
         elif not self.record.loaded and self.current_cell is not None:
-            self.record.problems.append(f"cell {self.current_cell} was skipped: {reason}")
+            self.record.problems.append(f"cell [{self.current_cell}] was skipped: {reason}")
             self.skip_cells.add(self.current_cell)
             self.load_restarts += 1
             if self.load_restarts > MAX_LOAD_RESTARTS:
