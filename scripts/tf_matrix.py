@@ -8,7 +8,8 @@ For each TensorFlow release, one after another, a fresh venv: `pip install "tens
 `tensorflow` elsewhere), then the kit from this checkout with no extra, as students install it (`pip install -e
 .`: editable, as graders install it, since the mistake models are not in the wheel); pip's own list must then
 hold exactly one TensorFlow distribution, the one installed first (the kit brought none). Then a row with Keras 3
-(TensorFlow's own) and a row with tf-keras (`pip install "tf-keras==X.Y.*"` into the same venv, and
+(TensorFlow's own) and a row with tf-keras (`pip install --no-deps "tf-keras==X.Y.*"` into the same venv:
+tf-keras requires `tensorflow`, which beside `tensorflow-cpu` would be a second TensorFlow; and
 TF_USE_LEGACY_KERAS=1), each of them:
 
 1. what pip installed, and how long it took;
@@ -117,7 +118,10 @@ def install(row: Row, venv: Path) -> Path:
 def add_tf_keras(row: Row, venv: Path) -> None:
     python = venv / "bin" / "python"
     started, before = time.monotonic(), folder_mib(venv)
-    pip(python, "--pre", "tf-keras-nightly") if row.release == "nightly" else pip(python, f"tf-keras=={row.release}.*")
+    # tf-keras names `tensorflow` as its requirement: beside tensorflow-cpu it would bring a second TensorFlow,
+    # so it is installed without its dependencies (TensorFlow is there; keras's others come with TensorFlow).
+    wanted = ["--pre", "tf-keras-nightly"] if row.release == "nightly" else [f"tf-keras=={row.release}.*"]
+    pip(python, "--no-deps", *wanted)
     row.install_seconds, row.install_mib = time.monotonic() - started, folder_mib(venv) - before
     describe(row, python)
 
