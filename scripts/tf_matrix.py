@@ -1,7 +1,7 @@
 """The supported TensorFlow range, proved: each version in a venv of its own grades what the golden results say.
 
     .venv/bin/python scripts/tf_matrix.py                        # every supported release, Keras 3 and tf-keras
-    .venv/bin/python scripts/tf_matrix.py --versions 2.16 --keras 3 --subset examples   # what CI runs
+    .venv/bin/python scripts/tf_matrix.py --oldest --keras 3 --subset examples   # what CI (.ci/run) runs
     .venv/bin/python scripts/tf_matrix.py --nightly --out matrix.md
 
 For each TensorFlow release, one after another, a fresh venv: `pip install "tensorflow-cpu==X.Y.*"` (x86-64;
@@ -334,6 +334,7 @@ def table(rows: list[Row]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--versions", nargs="+", help="TensorFlow releases (default: every supported one)")
+    parser.add_argument("--oldest", action="store_true", help="only the oldest supported release")
     parser.add_argument("--keras", choices=("3", "tf-keras", "both"), default="both")
     parser.add_argument("--nightly", action="store_true", help="add tf-nightly (information, never a failure)")
     parser.add_argument("--subset", choices=("examples", "all"), default="all",
@@ -348,7 +349,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from autograder.supported import NEWEST, OLDEST
 
-    releases = args.versions or [f"2.{minor}" for minor in range(OLDEST[1], NEWEST[1] + 1)]
+    supported = [f"{OLDEST[0]}.{minor}" for minor in range(OLDEST[1], NEWEST[1] + 1)]
+    releases = supported[:1] if args.oldest else args.versions or supported
     flavours = ["3", "tf-keras"] if args.keras == "both" else [args.keras]
     rows = [Row(release, keras) for release in reversed(releases) for keras in flavours]
     if args.nightly:
