@@ -46,7 +46,11 @@ LATER = ("the hidden cases run when your instructor grades the assignment; "
 
 
 class GradingUnavailable(RuntimeError):
-    """The grader could not grade this notebook; the message says why and what to do."""
+    """The grader could not grade this notebook; the message says why and what to do. A kernel shows the message
+    alone (IPython's ``_render_traceback_``), not this module's frames."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"{type(self).__name__}: {self}"]
 
 
 @dataclass(frozen=True)
