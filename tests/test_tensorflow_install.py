@@ -86,8 +86,7 @@ def tensorflows(plan: dict[str, str]) -> dict[str, str]:
 @pytest.mark.slow
 def test_installing_the_kit_adds_no_second_tensorflow_and_its_tf_extra_brings_one(venv, wheel):
     oldest = f"{supported.OLDEST[0]}.{supported.OLDEST[1]}.0"
-    present = [("tensorflow", "2.20.0"), ("tensorflow-cpu", "2.21.0"), ("tensorflow", oldest),
-               ("tensorflow-cpu", oldest)]
+    present = [("tensorflow", "2.20.0"), ("tensorflow-cpu", "2.21.0"), ("tensorflow-cpu", oldest)]
     for name, version in present:
         pretend_installed(venv, name, version)
         plan = planned(venv, str(wheel))  # the students' line with the instructor's wheel
