@@ -27,7 +27,8 @@ TF_USE_LEGACY_KERAS=1), each of them:
 5. after the release's last row, the venv deleted (``--keep`` keeps it).
 
 tf-nightly (``--nightly``) is a row of information: its differences are listed, never a failure. The exit status
-is 1 when a supported row differs, else 0. The Markdown table goes to stdout (and ``--out``); the details of
+is 1 when a supported row differs, else 0. Each finished row is kept in WORK/rows.jsonl: run again with the same
+``--work`` and the rows done are not run again (a long matrix survives an interruption). The Markdown table goes to stdout (and ``--out``); the details of
 every difference to stderr. Each row downloads several hundred MB on first use (pip's cache keeps them).
 """
 from __future__ import annotations
@@ -41,7 +42,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -261,7 +262,8 @@ def public_checks_baseline(work: Path, golden: list[dict]) -> dict[str, str]:
 
 # --------------------------------------------------------------------------- a row, the table
 
-def check_release(rows: list[Row], work: Path, subset: str, keep: bool, baseline: dict[str, str] | None) -> None:
+def check_release(rows: list[Row], work: Path, subset: str, keep: bool, baseline: dict[str, str] | None,
+                  kept: Path) -> None:
     """One venv for a release; its rows (Keras 3, then tf-keras) one after another."""
     venv = work / f"venv-{rows[0].release}"
     shutil.rmtree(venv, ignore_errors=True)
@@ -281,6 +283,9 @@ def check_release(rows: list[Row], work: Path, subset: str, keep: bool, baseline
                   f"({row.install_seconds:.0f} s install, {row.grade_seconds:.0f} s grading)", file=sys.stderr, flush=True)
             for difference in row.differences:
                 print(f"tf_matrix:     {difference}", file=sys.stderr)
+            if not row.error:
+                with kept.open("a", encoding="utf-8") as out:
+                    out.write(json.dumps(asdict(row)) + "\n")
     finally:
         if not keep:
             shutil.rmtree(venv, ignore_errors=True)
@@ -367,8 +372,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tf_matrix: the public checks in this Python ({sys.executable}) ...", file=sys.stderr, flush=True)
         baseline = (json.loads(Path(args.public_baseline).read_text(encoding="utf-8")) if args.public_baseline
                     else public_checks_baseline(work, json.loads(GOLDEN.read_text(encoding="utf-8"))))
+    kept = work / "rows.jsonl"
+    done = {(r["release"], r["keras"]): Row(**r) for r in map(json.loads, kept.read_text().splitlines())} \
+        if kept.exists() else {}
+    rows = [done.get((row.release, row.keras), row) for row in rows]
     for release in dict.fromkeys(row.release for row in rows):
-        check_release([row for row in rows if row.release == release], work, args.subset, args.keep, baseline)
+        todo = [row for row in rows if row.release == release and (row.release, row.keras) not in done]
+        if todo:
+            check_release(todo, work, args.subset, args.keep, baseline, kept)
     if not args.work and not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     report = table(rows, args.subset)
