@@ -10,6 +10,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from autograder import supported
 from autograder.config import KIT_ROOT, GiB, Limits, SetupError, Settings, variable
 from autograder.frontends import platform_outputs
 from autograder.load.discover import find_submissions, in_shard
@@ -130,8 +131,8 @@ def grade_command(args) -> int:
                   file=sys.stderr)
             return 2
         found = in_shard(found, *args.shard)
-    if problem := arguments_problem(args, len(found)):  # said before grading, not after
-        print(f"autograder: error: {problem}", file=sys.stderr)
+    if problem := arguments_problem(args, len(found)) or (tensorflow_problem() if not args.scheduler else None):
+        print(f"autograder: error: {problem}", file=sys.stderr)  # said before grading, not after
         return 2
     settings = Settings(jobs=args.jobs, assignment=args.assignment, seed=args.seed, reuse_results=args.reuse_results,
                         solutions=Path(args.solutions) if args.solutions else None,
@@ -218,8 +219,8 @@ def cluster_runner(args):
 
 def worker_command(args) -> int:
     """`autograder worker`: become `dask worker` with one thread per process and the kit's fork server."""
-    if args.nworkers < 1:
-        print("autograder: error: --nworkers must be at least 1", file=sys.stderr)
+    if problem := "--nworkers must be at least 1" if args.nworkers < 1 else tensorflow_problem():
+        print(f"autograder: error: {problem}", file=sys.stderr)
         return 2
     try:
         from autograder.frontends import dask_worker
@@ -231,6 +232,14 @@ def worker_command(args) -> int:
         args.scheduler, args.nworkers, args.name, args.tls_ca_file, args.tls_cert, args.tls_key,
         args.local_directory))
     return 0  # not reached: the process became `dask worker`
+
+
+def tensorflow_problem() -> str | None:
+    """Why this machine's TensorFlow cannot run the grader's children (one line with the fix), from pip's
+    metadata: the parent never imports TensorFlow. A release newer than the tested ones gets a note."""
+    if note := supported.note():
+        print(f"autograder: {note}", file=sys.stderr)
+    return supported.problem()
 
 
 @contextmanager

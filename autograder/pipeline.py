@@ -24,7 +24,7 @@ from autograder.course import ASSIGNMENT_IDS, assignment_by_id
 from autograder.judge.static import analyze
 from autograder.judge.evaluate import ExerciseEvidence, evaluate_exercises, unreadable_result
 from autograder.judge.plan import CasePlan
-from autograder.load.cells import SubmissionSource, read_submission
+from autograder.load.cells import SubmissionSource, cell_label, read_submission
 from autograder.load.discover import Found, detect_assignment, student_name
 from autograder.load.program import cells_for_child, program_digest
 from autograder.load.reading import read_bytes
@@ -106,7 +106,7 @@ class Reference:
         """Why this reference does not run cleanly (every grade of the run would be wrong), or nothing."""
         record = self.record or RunRecord()
         problems = list(record.problems)
-        problems += [f"cell {cell}: {error.type}: {error.message}" for cell, error in record.load_errors]
+        problems += [f"{cell_label(cell)}: {error.type}: {error.message}" for cell, error in record.load_errors]
         for number, task in enumerate(self.tasks):
             outcome = record.outcomes.get(number)
             if task.implementation == STUDENT and (outcome is None or outcome.status != RunStatus.OK):

@@ -131,7 +131,7 @@ def test_a_gradient_that_does_not_flow_is_located_by_the_static_reading():
     result = judge(exercise(), [case("a")], [ok(2.0, None)], [RIGHT], static=report(cut))
     assert result.pitfalls == ["gradient-cut"]
     where = result.explanations[0].where
-    assert (where.place, where.cell, where.line, where.code) == ("cell 5, line 2", 5, 2, "y = x.numpy()")
+    assert (where.place, where.cell, where.line, where.code) == ("cell [5], line 2", 5, 2, "y = x.numpy()")
     assert where.excerpt == ((1, "def f(x):"), (2, "    y = x.numpy()"), (3, "    return y"))
     tape = Finding("tape-outside-context", "the gradient is taken after the block", 5, 3, "return y")
     both = judge(exercise(), [case("a")], [ok(2.0, None)], [RIGHT], static=report(cut, tape))

@@ -116,7 +116,7 @@ def test_the_students_own_lines_are_shown_where_a_static_check_points(run):
     pages, results = run
     kwame = next(r for r in results if r["student"] == "kwame")
     feedback = next(e for e in kwame["exercises"] if e["id"] == "td_loss")["feedback"]
-    where = re.search(r"Where: cell (\d+), line (\d+): `(.*)`", feedback)
+    where = re.search(r"Where: cell \[(\d+)\], line (\d+): `(.*)`", feedback)
     assert where, feedback
     excerpts = re.findall(r"<pre aria-label=[^>]*><code>(.*?)</code></pre>",
                           page_of(pages, kwame).read_text(encoding="utf-8"), re.DOTALL)

@@ -129,7 +129,7 @@ def test_unreadable_file_gets_errors_that_say_why(broken, name, words):
 def test_syntax_error_names_the_cell_and_line(broken):
     item = exercise(broken["syntax_error.ipynb"], "log1pexp")
     assert item["status"] == "missing"
-    assert "cell 2" in item["feedback"] and "SyntaxError" in item["feedback"] and "line 1" in item["feedback"]
+    assert "cell [2]" in item["feedback"] and "SyntaxError" in item["feedback"] and "line 1" in item["feedback"]
 
 
 def test_a_cell_that_raises_does_not_stop_the_next_cells(broken):

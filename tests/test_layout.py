@@ -19,8 +19,8 @@ PACKAGE = ROOT / "autograder"
 MAX_LINES = 400
 # What each part may import of the kit (besides itself and the package root's version).
 ALLOWED = {
-    "model": set(), "config": set(), "course": {"model"}, "load": {"model", "course"},
-    "run": {"model", "config", "course"}, "judge": {"model", "load", "config"}, "store": {"model", "config", "run"},
+    "model": set(), "config": set(), "supported": set(), "course": {"model"}, "load": {"model", "course"},
+    "run": {"model", "config", "course", "supported"}, "judge": {"model", "load", "config"}, "store": {"model", "config", "run"},
     "report": {"model", "course", "store"}, "pipeline": {"config", "course", "judge", "load", "model", "run", "store"},
 }
 FOLDERS = ("model", "load", "run", "judge", "course", "store", "report", "frontends")

@@ -127,28 +127,29 @@ def filled(tmp_path, grade_of) -> nbformat.NotebookNode:
 
 
 def test_graded_cells_hold_the_graders_feedback_and_score_as_nbgraders_partial_credit(tmp_path):
-    record = RunRecord(loaded=True, cell_outputs={2: [CellOutput("stream", "stdout", "setup\n")],
-                                                  3: [CellOutput("stream", "stdout", "mine\n")]})
+    record = RunRecord(loaded=True, cell_outputs={1: [CellOutput("stream", "stdout", "setup\n")],  # code cells [1], [2]
+                                                  2: [CellOutput("stream", "stdout", "mine\n")]})
     result = SubmissionResult("s.ipynb", "s", "custom_gradients", [exercise_result(0.5)])
     notebook = filled(tmp_path, lambda path, source: NotebookGrade(path, result, record, source))
     setup, solution, demo, graded = notebook.cells[1:]
     assert setup.outputs[0].text == "setup\n" and solution.outputs[0].text == "mine\n"
     assert demo.outputs == [] and demo.execution_count is None  # not run by the grader, as on the CLI
-    assert [setup.execution_count, solution.execution_count, graded.execution_count] == [1, 2, 3]
+    # Each cell's count is its number, which the feedback names it by ("cell [4]"), as after Run All.
+    assert [setup.execution_count, solution.execution_count, graded.execution_count] == [1, 2, 4]
     shown = graded.outputs[0]
     assert shown.output_type == "display_data" and shown.data["text/plain"] == exercise_text(exercise_result(0.5)) + "\n"
     assert "[missing-stop-gradient]" in shown.data["text/plain"]
     # formgrader and nbgrader's feedback pages show the HTML: the same text, escaped, in a <pre> that wraps
     assert shown.data["text/html"] == f'<pre style="{WRAPPED}">{html.escape(shown.data["text/plain"])}</pre>'
     assert "pre-wrap" in WRAPPED
-    assert graded.outputs[1].output_type == "execute_result" and graded.outputs[1].execution_count == 3
+    assert graded.outputs[1].output_type == "execute_result" and graded.outputs[1].execution_count == 4
     assert determine_grade(graded) == (0.5, 2.0)
     nbformat.validate(notebook)
 
 
 def test_a_cell_that_raised_shows_its_error_and_a_notebook_not_graded_scores_zero_with_the_reason(tmp_path):
-    error = ErrorInfo("NameError", "name 'tff' is not defined", frames=(("<cell 3>", 1, "<module>", "tff"),))
-    record = RunRecord(loaded=True, load_errors=[(3, error)], cell_outputs={2: [], 3: []})
+    error = ErrorInfo("NameError", "name 'tff' is not defined", frames=(("<cell [2]>", 1, "<module>", "tff"),))
+    record = RunRecord(loaded=True, load_errors=[(2, error)], cell_outputs={1: [], 2: []})
     result = SubmissionResult("s.ipynb", "s", "custom_gradients", [exercise_result(0.0)])
     notebook = filled(tmp_path, lambda path, source: NotebookGrade(path, result, record, source))
     assert notebook.cells[2].outputs[-1].ename == "NameError"

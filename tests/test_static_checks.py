@@ -937,9 +937,9 @@ def test_cut_in_a_helper_is_located_in_the_helpers_cell(tmp_path):
             """),
     ])
     report = analyze(read_submission(path), "gradient_penalty")
-    assert (report.cell, report.line) == (4, 1)
+    assert (report.cell, report.line) == (3, 1)  # code cells are numbered as Run All numbers them
     (finding,) = without_norm_evidence(report)
-    assert (finding.pitfall, finding.cell, finding.line) == ("gradient-cut", 3, 3)
+    assert (finding.pitfall, finding.cell, finding.line) == ("gradient-cut", 2, 3)
     assert finding.code == "return tf.constant(tf.norm(flat, axis=1).numpy())"
 
 
@@ -1124,9 +1124,9 @@ def test_last_definition_wins_across_cells(tmp_path):
             """),
     ])
     report = analyze(read_submission(path), "log1pexp")
-    assert (report.cell, report.line) == (4, 1)
+    assert (report.cell, report.line) == (3, 1)
     assert not report.uses_custom_gradient
-    assert [(f.cell, f.line) for f in report.findings] == [(4, 2)]
+    assert [(f.cell, f.line) for f in report.findings] == [(3, 2)]
 
 
 def test_helper_in_another_cell_is_followed_for_findings(tmp_path):
@@ -1154,7 +1154,7 @@ def test_helper_in_another_cell_is_followed_for_findings(tmp_path):
     report = analyze(source, "critic_gradients")
     (finding,) = [f for f in without_norm_evidence(report) if f.pitfall != "wrong-norm-axis"]  # its axis=1 is one, too
     assert (finding.pitfall, finding.cell, finding.line) == ("tape-outside-context", 4, 2)
-    assert source.where(finding.cell, finding.line) == "cell 4, line 2"
+    assert source.where(finding.cell, finding.line) == "cell [4], line 2"
     assert "(lines 3-4)" in finding.message
 
 

@@ -80,7 +80,8 @@ fi
 
 # The image exists only to grade: install into its Python (Ubuntu 24.04 marks it externally managed).
 export PIP_BREAK_SYSTEM_PACKAGES=1 PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
-python3 -m pip install "$SOURCE"
+# A grading image has no TensorFlow of its own: the `tf` extra brings the supported one.
+python3 -m pip install "$SOURCE[tf]"
 chmod +x "$SOURCE/run_autograder"
 # Fail the build now, not at the first student, if the kit does not import.
 python3 -c "import autograder.cli, autograder.frontends.gradescope_bundle"

@@ -14,11 +14,17 @@ prints the exercise's feedback (the CLI's words) to stdout and returns the
 score: nbgrader records a grade cell whose output is a number as partial
 credit. Nothing is written to stderr (nbgrader zeroes a cell that does).
 
-Where grading is impossible (no reference solutions, no saved notebook):
-under nbgrader (``AUTOGRADER_NBGRADER`` is set by the course's
-``nbgrader_config.py``) the cell raises, so the cell scores 0 with the reason
-instead of silently full marks; in a student's own JupyterLab it prints a note
-and returns nothing, so "Run All" goes on.
+Only under nbgrader (``NBGRADER_EXECUTION``, set by nbgrader while it runs a
+notebook, or ``AUTOGRADER_NBGRADER``, set by the course's ``nbgrader_config.py``)
+does a graded cell grade. Anywhere else (a student's JupyterLab, Colab, even a
+clone that holds the solutions) it prints one line, that the hidden cases run
+when the instructor grades, and returns nothing: the notebook saved on disk is
+not what the kernel holds now, and grading it would show a stale grade.
+
+Where grading is impossible under nbgrader (no reference solutions, no saved
+notebook): with ``AUTOGRADER_NBGRADER`` the cell raises, so the cell scores 0
+with the reason instead of silently full marks; without it (``nbgrader
+validate`` on a student's machine) it prints a note, and validation goes on.
 """
 from __future__ import annotations
 
@@ -34,8 +40,17 @@ from autograder.model.results import from_contract
 from autograder.report.text import exercise_text
 
 
+# What a graded cell says outside nbgrader: the kernel's code is graded on the hidden cases only by the instructor.
+LATER = ("the hidden cases run when your instructor grades the assignment; "
+         "the public check above ran your current code on the public cases")
+
+
 class GradingUnavailable(RuntimeError):
-    """The grader could not grade this notebook; the message says why and what to do."""
+    """The grader could not grade this notebook; the message says why and what to do. A kernel shows the message
+    alone (IPython's ``_render_traceback_``), not this module's frames."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"{type(self).__name__}: {self}"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +68,9 @@ def grade_exercise(assignment_id: str, exercise_id: str) -> float | None:
     """Grade ``exercise_id`` of the notebook in the working directory; return its score for nbgrader."""
     if "autograder.run.child" in sys.modules:
         return None  # a copy of this cell inside the grader's own child: the grader grades, not the cell
+    if not (variable("AUTOGRADER_NBGRADER") or variable("NBGRADER_EXECUTION")):
+        print(f"{exercise_id}: {LATER}")
+        return None
     under_nbgrader = bool(variable("AUTOGRADER_NBGRADER"))  # the course's nbgrader_config.py sets it
     try:
         run = _plan(assignment_id)

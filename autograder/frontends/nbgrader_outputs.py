@@ -13,7 +13,9 @@ outputs. So the contained executor writes, with nbformat's own constructors:
   pages show a stream in a ``<pre>`` that never wraps, and a failing case's line can be 200 characters long.
   A graded cell the grader cannot fill gets an ``error`` (0 points and the reason), never silent marks.
 
-Cells the grader does not run (read-only teaching cells, public checks) are left without outputs.
+Cells the grader does not run (read-only teaching cells, public checks) are left without outputs. Each cell
+the grader fills gets its number as its execution count, the one the feedback names it by ("cell [7]": its
+place among the code cells, as after Run All), so formgrader's page and the feedback agree.
 """
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ from pathlib import Path
 from nbformat import NotebookNode
 from nbformat.v4 import new_output
 
-from autograder.load.cells import SubmissionSource
+from autograder.load.cells import SubmissionSource, cell_label
 from autograder.load.program import cells_for_child
 from autograder.model.outcomes import CellOutput, ErrorInfo, RunRecord
 from autograder.model.results import ExerciseResult, SubmissionResult
@@ -118,23 +120,20 @@ def fill_notebook(notebook: NotebookNode, grade: NotebookGrade) -> None:
     ran = {index for index, _, _ in cells_for_child(grade.source)} if grade.source is not None else set()
     record = grade.record or RunRecord()
     errors = dict(record.load_errors)
-    count = 0
-    for position, cell in enumerate(notebook.cells, start=1):
-        if cell.cell_type != "code":
-            continue
+    code_cells = [(position, cell) for position, cell in enumerate(notebook.cells, start=1) if cell.cell_type == "code"]
+    for number, (position, cell) in enumerate(code_cells, start=1):
         cell.outputs, cell.execution_count = [], None
         index = positions.get(position)
+        count = index if index is not None else number  # the number the feedback names it by
         if is_graded(cell):
-            count += 1
             cell.execution_count = count
             cell.outputs = _graded(cell, grade, count)
         elif index in ran and grade.record is not None:
-            count += 1
             cell.execution_count = count
             if index in record.cell_outputs:
                 cell.outputs = to_nbformat(record.cell_outputs[index], errors.get(index), count)
             else:  # the child never finished it (it hung, or the process died in it)
-                notes = [p for p in record.problems if p.startswith(f"cell {index} ")] or record.problems[:1]
+                notes = [p for p in record.problems if p.startswith(f"{cell_label(index)} ")] or record.problems[:1]
                 reason = "; ".join(notes) or "the cell did not finish in the grader's run"
                 cell.outputs = [new_output("error", ename="CellNotFinished", evalue=reason,
                                            traceback=[f"CellNotFinished: {reason}"])]
@@ -153,12 +152,13 @@ def _graded(cell: NotebookNode, grade: NotebookGrade, count: int) -> list[Notebo
 
 
 def _positions(source: SubmissionSource, notebook: NotebookNode) -> dict[int, int]:
-    """Each position in ``notebook`` -> the index of the same cell in the graded file. nbgrader's sanitizing
-    keeps every cell in place unless it adds missing graded cells back; then cells are matched by source."""
+    """Each position in ``notebook`` -> the index (number) of the same cell in the graded file. nbgrader's
+    sanitizing keeps every cell in place unless it adds missing graded cells back; then cells are matched by
+    source."""
     graded_file = source.cells
     code_positions = [p for p, cell in enumerate(notebook.cells, start=1) if cell.cell_type == "code"]
-    if [c.index for c in graded_file] == code_positions:
-        return {p: p for p in code_positions}
+    if [c.index for c in graded_file] == list(range(1, len(code_positions) + 1)):
+        return {p: number for number, p in enumerate(code_positions, start=1)}
     mine = [notebook.cells[p - 1].source for p in code_positions]
     matcher = difflib.SequenceMatcher(None, [c.source for c in graded_file], mine, autojunk=False)
     return {code_positions[b + k]: graded_file[a + k].index

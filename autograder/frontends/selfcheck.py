@@ -21,6 +21,7 @@ import sys
 from textwrap import indent
 from typing import Any
 
+from autograder import supported
 from autograder.config import variable
 from autograder.course import find_exercise
 from autograder.frontends.public_answers import public_cases, stored_outcomes
@@ -51,6 +52,11 @@ def check(exercise_id: str, namespace: dict[str, Any] | None = None) -> None:
     if CHILD_MODULE in sys.modules:
         return  # a copy of this cell inside the grader's child: grading does its own checks
     assignment, exercise = find_exercise(exercise_id)
+    if unsupported := supported.import_tensorflow()[1]:  # one line with the fix, never a traceback
+        if variable("NBGRADER_EXECUTION"):
+            raise supported.UnsupportedTensorFlow(unsupported)
+        print(f"{exercise_id}: public checks not run: {unsupported}")
+        return
     namespace = namespace if namespace is not None else vars(sys.modules["__main__"])
     source = session_source(namespace)
     evidence = public_evidence(assignment.id, exercise, namespace, source)
@@ -112,7 +118,10 @@ class FailedCheck:
         return self.text
 
     def _repr_html_(self) -> str:
-        return ('<pre style="white-space: pre-wrap; border-left: 5px solid #c62828; background: #fdecea; '
+        # Lines wrap between words: JupyterLab's output CSS (`.jp-OutputArea-output pre`) sets `word-break:
+        # break-all`, which the box overrides; a word longer than the line (a path) may still break.
+        return ('<pre style="white-space: pre-wrap; word-break: normal; overflow-wrap: break-word; '
+                'border-left: 5px solid #c62828; background: #fdecea; '
                 f'color: #1a1a1a; padding: 0.6em 0.9em">{html.escape(self.text)}</pre>')
 
 

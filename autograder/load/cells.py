@@ -3,7 +3,11 @@
 Reading never runs student code: it parses JSON and rewrites IPython syntax so
 that the same text serves both the child process (which executes it) and the
 static checks (which parse it). Line numbers are kept, so a message can say
-"cell 7, line 4" and mean the line the student sees.
+"cell [7], line 4" and mean the line the student sees.
+
+Cells are numbered as students see them: a code cell's number is its place among the notebook's code cells,
+the execution count JupyterLab (or Colab) shows beside it, "[7]", after "Restart Kernel and Run All Cells";
+in a live kernel the self-check names a cell by its current count, which is that number after Run All.
 """
 from __future__ import annotations
 
@@ -33,7 +37,7 @@ READ_ONLY_DEMO = "a read-only teaching cell: nbgrader restores it, so it cannot 
 class Cell:
     """One code cell as the grader sees it."""
 
-    index: int  # position among the notebook's cells, counted from 1 as JupyterLab shows
+    index: int  # its number among the notebook's code cells, from 1: its execution count after Run All
     source: str  # the student's text
     code: str  # plain Python with IPython syntax neutralised, same line numbers
     grade_id: str | None = None
@@ -42,7 +46,12 @@ class Cell:
 
     @property
     def label(self) -> str:
-        return f"cell {self.index}"
+        return cell_label(self.index)
+
+
+def cell_label(number: int) -> str:
+    """How every message names a notebook's code cell: as JupyterLab numbers it after Run All, "cell [7]"."""
+    return f"cell [{number}]"
 
 
 @dataclass
@@ -54,7 +63,7 @@ class SubmissionSource:
     cells: list[Cell] = field(default_factory=list)
     metadata: dict = field(default_factory=dict)
     problem: str | None = None  # set when the file cannot be read at all
-    cell_label: str = "cell {}"  # how feedback names a cell; a live kernel names them by execution count, "cell [7]"
+    cell_label: str = "cell [{}]"  # how feedback names a cell: its execution count ("cell [7]"), see above
 
     @property
     def runnable_cells(self) -> list[Cell]:
@@ -145,9 +154,8 @@ def _read_notebook(path: Path) -> SubmissionSource:
         return SubmissionSource(path, "notebook", problem=f"{name} is not a readable notebook: {type(error).__name__}")
     cells = []
     total = 0  # characters of code so far
-    for index, cell in enumerate(notebook.get("cells", []), start=1):
-        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
-            continue
+    code_cells = (cell for cell in notebook.get("cells", []) if isinstance(cell, dict) and cell.get("cell_type") == "code")
+    for index, cell in enumerate(code_cells, start=1):  # numbered as Run All numbers them
         source = cell.get("source", "")
         if isinstance(source, list):  # nbformat's multi-line strings: a list of strings, nothing else
             source = "".join(part for part in source if isinstance(part, str))
@@ -163,12 +171,12 @@ def _read_notebook(path: Path) -> SubmissionSource:
         total += len(source)
         if total > MAX_CODE_CHARS:
             code, skipped = refusal(f"the notebook holds more than {MAX_CODE_CHARS:,} characters of code, the most "
-                                    f"the grader reads: cell {index} and the cells after it are not run"), None
+                                    f"the grader reads: {cell_label(index)} and the cells after it are not run"), None
         elif len(source) > MAX_CELL_CHARS:
-            code, skipped = _readable(source, f"cell {index}"), None
+            code, skipped = _readable(source, cell_label(index)), None
         else:
             code, skipped = neutralise_ipython(source)
-            code = _readable(code, f"cell {index}")
+            code = _readable(code, cell_label(index))
         if grade_id and str(grade_id).startswith(SKIPPED_GRADE_ID_PREFIXES):
             skipped = skipped or "a test cell: the grader runs its own tests"
         elif calls_only_the_grader(code):

@@ -8,12 +8,12 @@ from autograder.load.cells import SubmissionSource
 
 
 def cells_for_child(source: SubmissionSource, only_reference_cells: bool = False) -> list[tuple[int, str, str]]:
-    """(index, code, filename) of the cells a child runs; filenames make tracebacks say 'cell 7'."""
+    """(index, code, filename) of the cells a child runs; filenames make tracebacks say 'cell [7]'."""
     cells = []
     for cell in source.runnable_cells:
         if only_reference_cells and not (cell.solution or cell.grade_id == "setup"):
             continue
-        filename = f"<cell {cell.index}>" if source.kind == "notebook" else "<submission>"
+        filename = f"<{cell.label}>" if source.kind == "notebook" else "<submission>"
         cells.append((cell.index, cell.code, filename))
     return cells
 

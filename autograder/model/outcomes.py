@@ -60,7 +60,7 @@ class ErrorInfo:
 
     @property
     def where(self) -> str:
-        """'cell 7, line 4' of the deepest student frame, or ''."""
+        """'cell [7], line 4' of the deepest student frame, or ''."""
         if not self.frames:
             return ""
         file, line, _, _ = self.frames[-1]

@@ -61,7 +61,7 @@ def _where_html(where: Where) -> str:
         for line_number, text in where.excerpt:
             row = f"{str(line_number).rjust(width)} │ {esc(text)}"
             rows.append(f"<mark>{row}</mark>" if line_number == where.line else row)
-        label = f"cell {where.cell}" if where.cell is not None else "your file"
+        label = f"cell [{where.cell}]" if where.cell is not None else "your file"
         parts.append(f'<pre aria-label="your code, {esc(label)}, line {where.line} marked"><code>'
                      + "\n".join(rows) + "</code></pre>")
     if where.detail:

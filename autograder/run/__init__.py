@@ -16,5 +16,6 @@ and the course's child side run with student code; the parent side (``supervisor
 ``forkserver``'s client, ``handing``) never imports TensorFlow and trusts no byte a child sends. No child
 holds the course's secret or a case before its task starts (``handing``).
 
-May import: ``autograder.model``, ``autograder.config``, ``autograder.course`` (its child side).
+May import: ``autograder.model``, ``autograder.config``, ``autograder.supported``, ``autograder.course`` (its child
+side).
 """

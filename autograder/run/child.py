@@ -27,6 +27,7 @@ from autograder.run import capture, wire  # noqa: E402
 from autograder.run.isolation import contain  # noqa: E402
 from autograder.run.probe import describe_exception, parameters, probe_outcome  # noqa: E402
 from autograder.run.tasks import ChildJob, Task  # noqa: E402
+from autograder import supported  # noqa: E402,F401  (the notebooks' setup cell checks TensorFlow with it)
 
 all_assignments()  # the exercise modules too, for the same reason
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 CHILD_MODULES = frozenset({
     "autograder", "autograder.config",
+    "autograder.supported",  # the TensorFlow range and its one-line messages: the notebooks' setup cell calls it
     "autograder.model", "autograder.model.course", "autograder.model.outcomes",
     "autograder.run", "autograder.run.child", "autograder.run.isolation", "autograder.run.probe",
     "autograder.run.capture",  # a cell's outputs for nbgrader's notebook: streams, displays, figures (no data)

@@ -40,7 +40,7 @@ def encoded_outputs(exercise: Exercise, function: Any, args) -> dict[str, dict]:
 
 def describe_exception(error: BaseException, student_file: Callable[[str], str | None]) -> ErrorInfo:
     """Type, message and the student's own frames of an exception; ``student_file`` names a frame's file as
-    the feedback shows it ("<cell 7>"), or None for frames that are not the student's."""
+    the feedback shows it ("<cell [7]>"), or None for frames that are not the student's."""
     frames = []
     for frame in traceback.extract_tb(error.__traceback__):
         shown = student_file(frame.filename)

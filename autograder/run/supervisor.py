@@ -313,7 +313,7 @@ class SubmissionRun(Watched):
         if reason is None and self._finishing:
             reason = f"the process did not exit within {self.limits.load_seconds:g} s after its last case"
         elif reason is None:  # a cell of the notebook hung while loading
-            reason = f"cell {self.current_cell} did not finish within {self.limits.load_seconds:g} s"
+            reason = f"cell [{self.current_cell}] did not finish within {self.limits.load_seconds:g} s"
         self._account_failure(reason, status)
 
     def _account_failure(self, reason: str, status: RunStatus) -> None:
@@ -330,7 +330,7 @@ class SubmissionRun(Watched):
         elif self._finishing:
             pass  # every task has its outcome: nothing is lost
         elif not self.record.loaded and self.current_cell is not None:
-            self.record.problems.append(f"cell {self.current_cell} was skipped: {reason}")
+            self.record.problems.append(f"cell [{self.current_cell}] was skipped: {reason}")
             self.skip_cells.add(self.current_cell)
             self.load_restarts += 1
             if self.load_restarts > MAX_LOAD_RESTARTS:

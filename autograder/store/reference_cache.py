@@ -83,7 +83,7 @@ def grader_fingerprint(whole: bool = False) -> str:
         part = relative.encode() + b"\0" + path.read_bytes()
         digest.update(len(part).to_bytes(8, "big") + part)
     versions = [__version__, platform.python_version(), np.__version__, platform.machine()]
-    for distribution in ("tensorflow", "tensorflow-cpu", "keras"):
+    for distribution in ("tensorflow", "tensorflow-cpu", "tf-nightly", "keras", "tf-keras"):  # tf-keras: TF_USE_LEGACY_KERAS
         try:
             versions.append(f"{distribution}={metadata.version(distribution)}")
         except metadata.PackageNotFoundError:

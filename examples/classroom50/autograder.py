@@ -75,7 +75,7 @@ def grader(course: Path) -> str:
         log("installing the grader (TensorFlow included: about a minute)")
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
         subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                        "-e", str(course)], check=True)
+                        "-e", f"{course}[tf]"], check=True)  # the tf extra: the runner has no TensorFlow
     return str(command)
 
 
