@@ -186,3 +186,21 @@ def test_every_contract_exercise_is_defined_with_its_exact_signature(assignment)
     assert [e.id for e in spec.exercises] == list(CONTRACT[assignment])
     assert [list(e.params) for e in spec.exercises] == list(CONTRACT[assignment].values())
     assert spec.max_score == 2.0 * len(CONTRACT[assignment])  # 2 points per exercise
+
+
+def test_every_notebook_shows_the_same_course_map_and_marks_itself():
+    """Issue 23: the map of the course (order, what each notebook adds, exercises) is in every notebook, the
+    same table in each, and each names its own row "(this one)"."""
+    tables = {}
+    for assignment in ASSIGNMENT_IDS:
+        first = nbformat.read(ROOT / "solutions" / assignment / f"{assignment}.ipynb", as_version=4).cells[0].source
+        assert "### The course at a glance" in first, assignment
+        rows = [line for line in first.splitlines() if line.startswith("| 1 |") or line.startswith("| 2 |")
+                or line.startswith("| 3 |")]
+        assert len(rows) == 3, assignment
+        (own,) = [row for row in rows if "(this one)" in row]
+        assert f"`{assignment}` (this one)" in own
+        tables[assignment] = [row.replace(" (this one)", "") for row in rows]
+        for exercise in assignment_by_id(assignment).exercises:  # the map lists every exercise of its notebook
+            assert f"`{exercise.id}`" in own, (assignment, exercise.id)
+    assert len({tuple(rows) for rows in tables.values()}) == 1, tables

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from autograder.judge.compare import tolerance_for
-from autograder.judge.diagnose import tells_apart
+from autograder.judge.signals import tells_apart
 from autograder.pipeline import reference_outcomes
 from helpers import ASSIGNMENT_IDS, ROOT
 

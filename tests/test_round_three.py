@@ -133,7 +133,7 @@ def test_a_hidden_cases_message_carries_nothing_the_code_chose_its_public_twin_d
     hidden = _verdict_message(outcome, public=False)
     assert hidden and "918273645" not in hidden and "LEAK" not in hidden, hidden
     if outcome.status == RunStatus.ERROR and not outcome.error.contract:
-        expected = "ValueError (cell 3, line 2)" if outcome.error.type == "ValueError" else "of a type of its own"
+        expected = "ValueError (cell [3], line 2)" if outcome.error.type == "ValueError" else "of a type of its own"
         assert expected in hidden
     if outcome.status == RunStatus.OK and outcome.outputs["jacobian"].array.shape != (2, 3):
         assert "has the wrong shape (expected (2, 3))" in hidden

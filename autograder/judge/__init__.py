@@ -5,7 +5,8 @@
   (the grader's words only).
 - ``plan``: which diagnostic and advisory cases can still matter while a child runs (the parent skips the rest).
 - ``diagnose``: the rules that name a pitfall from the verdicts, the mistake models' numbers and the
-  static reading; ``where``: a static finding as a place in the student's code.
+  static reading; ``signals``: what those rules measure in the evidence; ``causes``: another of the student's
+  exercises that makes this one fail; ``where``: a static finding as a place in the student's code.
 - ``evaluate``: an exercise's evidence -> its ``ExerciseResult`` (score, status, explanations, cases).
 - ``static``: reading the student's source with ``ast`` (never running it).
 

@@ -18,6 +18,9 @@ from autograder.judge.cases import STOPPED, CaseVerdict, Verdict, headline
 from autograder.judge.compare import compare, matches
 from autograder.judge.hidden import known_type
 from autograder.judge.static.findings import Finding
+from autograder.judge.signals import (fails_only_for_tensors, has_non_finite_output, has_none_gradient,
+                                      has_zero_gradient, informative, matches_mistake, only_expected_stop_gradients,
+                                      out_of_memory, student_outputs, variable_twins)
 from autograder.judge.where import where_of
 from autograder.model.course import Case, Exercise
 from autograder.model.outcomes import ErrorInfo, RunStatus, TaskOutcome
@@ -172,7 +175,7 @@ def out_of_reach_at_scale(d: Diagnosis) -> None:
     """2. Right for small inputs, out of time or memory at n = 100,000: a materialised matrix."""
     exercise = d.evidence.exercise
     scale = [v for v in d.verdicts if v.case.has("scale")]
-    if exercise.materialized_pitfall and scale and all(v.kind in STOPPED or _out_of_memory(d, v) for v in scale) \
+    if exercise.materialized_pitfall and scale and all(v.kind in STOPPED or out_of_memory(d, v) for v in scale) \
             and any(v.passed for v in d.verdicts if not v.case.has("scale")):
         d.name(exercise.materialized_pitfall)
 
@@ -193,13 +196,13 @@ def matches_a_mistake_model(d: Diagnosis) -> None:
         if mistake.through:
             d.through.add(mistake.through)
         seen = d.finding(mistake.pitfall)
-        if mistake.pitfall == "tape-outside-context" and seen is None and _fails_only_for_tensors(d):
+        if mistake.pitfall == "tape-outside-context" and seen is None and fails_only_for_tensors(d):
             # A term that never reaches the tape looks the same in numbers whether it was computed outside the
             # tape or taken with respect to a Tensor no tape watched: the Variable twins (rule 4) tell which.
             continue
         alike = next((d.finding(p) for p in SAME_NUMBERS.get(mistake.pitfall, ()) if d.finding(p)), None)
         if seen is None and alike is not None and not (alike.pitfall == "gradient-cut"
-                                                       and _only_expected_stop_gradients(d)):
+                                                       and only_expected_stop_gradients(d)):
             d.name(alike.pitfall, at=alike)
             continue
         d.name(mistake.pitfall, text=mistake.explanation, fix=mistake.fix, at=seen)
@@ -208,8 +211,8 @@ def matches_a_mistake_model(d: Diagnosis) -> None:
 def matched(d: Diagnosis, k: int) -> bool:
     """Whether mistake model ``k`` explains every case the student got wrong, and tells one of them apart."""
     covered = [v for v in d.wrong if d.evidence.mistakes[k][d.index(v)] is not None]
-    return bool(covered) and all(_matches_mistake(d, d.index(v), k) for v in covered) \
-        and any(_informative(d, d.index(v), k) for v in covered)
+    return bool(covered) and all(matches_mistake(d, d.index(v), k) for v in covered) \
+        and any(informative(d, d.index(v), k) for v in covered)
 
 
 def wrong_where_only_one_value_is_right(d: Diagnosis) -> None:
@@ -243,7 +246,7 @@ def _permuted(d: Diagnosis, verdict: CaseVerdict) -> bool:
     """The student's gradient outputs on this case are the reference's, in another order than theirs."""
     outputs = {o.name: o for o in d.evidence.exercise.outputs if o.gradient}
     reference = d.evidence.reference[d.index(verdict)].outputs
-    student = _student_outputs(d, verdict)
+    student = student_outputs(d, verdict)
     names = [name for name in outputs if name in reference]
     if len(names) < 2 or any(student.get(name) is None for name in names):
         return False
@@ -257,9 +260,9 @@ def _permuted(d: Diagnosis, verdict: CaseVerdict) -> bool:
 def wrong_for_tensors_right_for_variables(d: Diagnosis) -> None:
     """4. None (or an error on the None, or the inf / NaN of a division by the zeros that replaced it) for
     Tensors, right for the same data as Variables: no tape.watch."""
-    if _fails_only_for_tensors(d) and all(
-            (tensor.kind == Verdict.WRONG and (_has_none_gradient(d, tensor) or _has_non_finite_output(d, tensor)))
-            or tensor.kind == Verdict.ERROR for tensor, _ in _variable_twins(d.verdicts)):
+    if fails_only_for_tensors(d) and all(
+            (tensor.kind == Verdict.WRONG and (has_none_gradient(d, tensor) or has_non_finite_output(d, tensor)))
+            or tensor.kind == Verdict.ERROR for tensor, _ in variable_twins(d.verdicts)):
         d.name("unwatched-tensor")
 
 
@@ -267,7 +270,7 @@ def nan_where_the_reference_is_zero(d: Diagnosis) -> None:
     """5. NaN exactly where the reference is 0, on a case with an all-zero row: the 0 / 0 of a norm's gradient
     (or of a row scaled by its largest magnitude), whatever else the submission gets wrong."""
     for verdict in (v for v in d.wrong if v.case.has("zero")):
-        mine, reference = _student_outputs(d, verdict), d.evidence.reference[d.index(verdict)].outputs
+        mine, reference = student_outputs(d, verdict), d.evidence.reference[d.index(verdict)].outputs
         for name in verdict.failed_outputs:
             got, want = mine.get(name), reference.get(name)
             if got is None or want is None or got.is_none or want.is_none or got.array.shape != want.array.shape:
@@ -300,14 +303,14 @@ def wrong_only_when_large(d: Diagnosis) -> None:
 def gradient_does_not_flow(d: Diagnosis) -> None:
     """7. A None or zero gradient where one must flow, an error that a None raised further on, or a term
     silently missing: the source says where, and which of the three causes it is."""
-    none_outputs = any(_has_none_gradient(d, v) or _has_zero_gradient(d, v) for v in d.wrong)
+    none_outputs = any(has_none_gradient(d, v) or has_zero_gradient(d, v) for v in d.wrong)
     none_errors = [d.student(v).error for v in d.failing if v.kind == Verdict.ERROR and d.student(v) is not None
                    and d.student(v).error is not None and _NONE_ERROR.search(d.student(v).error.message)]
     if (none_outputs or none_errors) and not (d.found.keys() & {"unwatched-tensor", "no-gradient",
                                                                  "missing-stop-gradient"}):
         for pitfall in ("tape-outside-context", "unwatched-tensor", "gradient-cut"):
             finding = d.finding(pitfall)
-            if finding is None or (pitfall == "gradient-cut" and _only_expected_stop_gradients(d)):
+            if finding is None or (pitfall == "gradient-cut" and only_expected_stop_gradients(d)):
                 continue
             consequence = ""
             if none_errors and not none_outputs:  # the symptom is downstream: say it is the consequence
@@ -331,118 +334,3 @@ RULES = (errors_with_a_cause, raised_where_the_code_shows_a_pitfall, out_of_reac
          gradients_in_another_order, wrong_where_only_one_value_is_right, wrong_for_tensors_right_for_variables,
          nan_where_the_reference_is_zero,
          wrong_only_when_large, gradient_does_not_flow, learning_goal_missed)
-
-
-# --------------------------------------------------------------------------- evidence helpers
-
-def _variable_twins(verdicts: list[CaseVerdict]) -> list[tuple[CaseVerdict, CaseVerdict]]:
-    """(Tensor case, Variable case) pairs on the same data: they tell a missing tape.watch."""
-    variables = [v for v in verdicts if v.case.has("variable")]
-    pairs = []
-    for tensor in (v for v in verdicts if v.case.has("tensor")):
-        twin = next((v for v in variables if _same_data(tensor.case.args, v.case.args)), None)
-        if twin is not None:
-            pairs.append((tensor, twin))
-    return pairs
-
-
-def _fails_only_for_tensors(d: Diagnosis) -> bool:
-    """Tensor / Variable twins on the same data, and every Tensor one fails where its Variable one passes."""
-    twins = _variable_twins(d.verdicts)
-    return bool(twins) and all(not tensor.passed and variable.passed for tensor, variable in twins)
-
-
-def _same_data(a, b) -> bool:
-    keys = (set(a) | set(b)) - {"variable"}
-    try:
-        return all(np.array_equal(np.asarray(a.get(k), dtype=object), np.asarray(b.get(k), dtype=object))
-                   for k in keys)
-    except (TypeError, ValueError):
-        return False
-
-
-def _out_of_memory(d: Diagnosis, verdict: CaseVerdict) -> bool:
-    """An allocation that failed, reported as an error: in a student's own kernel (the public checks), where no
-    sandbox turns it into a memory verdict."""
-    outcome = d.student(verdict)
-    return (verdict.kind == Verdict.ERROR and outcome is not None and outcome.error is not None
-            and outcome.error.type in ("MemoryError", "ResourceExhaustedError"))
-
-
-def _only_expected_stop_gradients(d: Diagnosis) -> bool:
-    """Where tf.stop_gradient is the point of the exercise (td_loss), only other cuts count as evidence."""
-    cuts = [f for f in d.findings if f.pitfall == "gradient-cut"]
-    return d.evidence.exercise.stop_gradient_expected and all("stop_gradient" in f.code for f in cuts)
-
-
-def _student_outputs(d: Diagnosis, verdict: CaseVerdict):
-    outcome = d.student(verdict)
-    return outcome.outputs if outcome and outcome.outputs else {}
-
-
-def _has_none_gradient(d: Diagnosis, verdict: CaseVerdict) -> bool:
-    outputs = _student_outputs(d, verdict)
-    reference = d.evidence.reference[d.index(verdict)].outputs
-    return any(output.gradient and output.name in verdict.failed_outputs and outputs.get(output.name) is not None
-               and outputs[output.name].is_none and not reference[output.name].is_none
-               for output in d.evidence.exercise.outputs)
-
-
-def _has_zero_gradient(d: Diagnosis, verdict: CaseVerdict) -> bool:
-    outputs = _student_outputs(d, verdict)
-    return any(output.gradient and output.name in verdict.failed_outputs and outputs.get(output.name) is not None
-               and not outputs[output.name].is_none and not np.any(outputs[output.name].array)
-               for output in d.evidence.exercise.outputs)
-
-
-def _has_non_finite_output(d: Diagnosis, verdict: CaseVerdict) -> bool:
-    """inf or NaN in a failed output where the reference is finite."""
-    outputs, reference = _student_outputs(d, verdict), d.evidence.reference[d.index(verdict)].outputs
-    for name in verdict.failed_outputs:
-        mine, theirs = outputs.get(name), reference.get(name)
-        if mine is not None and theirs is not None and not mine.is_none and not theirs.is_none \
-                and np.all(np.isfinite(theirs.array)) and not np.all(np.isfinite(mine.array)):
-            return True
-    return False
-
-
-def _matches_mistake(d: Diagnosis, index: int, k: int) -> bool:
-    """The student's outputs on case ``index`` are those of mistake model ``k``."""
-    exercise = d.evidence.exercise
-    return agree(exercise, d.evidence.cases[index], d.evidence.student[index], d.evidence.mistakes[k][index],
-                 exercise.mistakes[k].outputs)
-
-
-def _informative(d: Diagnosis, index: int, k: int) -> bool:
-    """Mistake model ``k`` gives other numbers than the reference on case ``index``: the case can tell it."""
-    return tells_apart(d.evidence.exercise, d.evidence.cases[index], k, d.evidence.mistakes[k][index],
-                       d.evidence.reference[index])
-
-
-def tells_apart(exercise: Exercise, case: Case, k: int, mistake: TaskOutcome | None,
-                reference: TaskOutcome | None) -> bool:
-    """Whether ``case`` tells mistake model ``k`` from the reference: it ran, and its numbers differ."""
-    return (mistake is not None and mistake.status == RunStatus.OK
-            and not agree(exercise, case, mistake, reference, exercise.mistakes[k].outputs))
-
-
-def agree(exercise: Exercise, case: Case, first: TaskOutcome | None, second: TaskOutcome | None,
-          compared: tuple[str, ...] | None) -> bool:
-    """Two outcomes give the same outputs (``compared`` ones, or all) within the case's tolerance."""
-    if first is None or second is None or first.status != RunStatus.OK or second.status != RunStatus.OK:
-        return False
-    rtol, atol = exercise.tolerance(case)
-    for output in exercise.outputs:
-        if compared is not None and output.name not in compared:
-            continue
-        mine, theirs = first.outputs.get(output.name), second.outputs.get(output.name)
-        if mine is None and theirs is None:
-            continue
-        if mine is None or theirs is None:
-            return False
-        if output.none_means_zero and (mine.is_none or theirs.is_none):
-            if not compare(mine, theirs, output, rtol, atol).ok:
-                return False
-        elif not matches(mine, theirs, output, rtol, atol):
-            return False
-    return True

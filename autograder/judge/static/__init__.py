@@ -38,7 +38,7 @@ from autograder.judge.static.guard import Guard, StaticCheckCrash, strict_by_def
 from autograder.judge.static.norm_axes import norm_axis_findings
 from autograder.judge.static.paths import path_findings
 from autograder.judge.static.norms import norm_findings
-from autograder.judge.static.per_example import first_parameter, per_example_findings
+from autograder.judge.static.per_example import PER_EXAMPLE_EXERCISES, first_parameter, per_example_findings
 from autograder.judge.static.persistence import non_persistent_findings
 from autograder.judge.static.scopes import free_names
 from autograder.judge.static.source import Definition, Submission
@@ -64,7 +64,9 @@ def analyze(source: SubmissionSource, function_name: str, *, strict: bool | None
     bodies = Bodies(submission)
     closure = guard.run(f"closure of `{function_name}`", lambda: submission.closure(target), [target])
     flags = {"custom_gradient": False, "recompute_grad": False, "stop_gradient": False}
-    model = first_parameter(target)  # the model of per_example_gradients; for other exercises f, unused
+    # The model of per_example_gradients, which its line asks to run once on the batch; other exercises may well
+    # call their first parameter (a critic, an f) once per item of a list, and rightly.
+    model = first_parameter(target) if function_name in PER_EXAMPLE_EXERCISES else None
     findings: list[Finding] = []
     for definition in closure:
         name = definition.name

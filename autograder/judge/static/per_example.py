@@ -22,6 +22,9 @@ MODEL_METHODS = frozenset({"call", "__call__", "predict", "predict_on_batch", "p
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
 
+PER_EXAMPLE_EXERCISES = frozenset({"per_example_gradients"})  # whose first parameter is the model read here
+
+
 def first_parameter(definition: Definition) -> str | None:
     node = definition.node
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
