@@ -95,7 +95,8 @@ def test_no_attack_earns_a_point_where_the_grader_is_another_user(hostile, name)
     result = results(hostile)[name]
     item = exercise(result, "td_loss")
     assert item["status"] != "passed" and item["score"] == 0, f"{name}: {item['status']}\n{item['feedback']}"
-    others = [e for e in result["exercises"] if e["id"] != "td_loss" and e["status"] != "passed"]
+    # every other exercise the file defines passes (the attack files predate safe_norm: missing is their own text)
+    others = [e for e in result["exercises"] if e["id"] != "td_loss" and e["status"] not in ("passed", "missing")]
     assert not others, [(e["id"], e["status"], e["feedback"][:300]) for e in others]
 
 

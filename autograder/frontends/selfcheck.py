@@ -71,7 +71,7 @@ def check(exercise_id: str, namespace: dict[str, Any] | None = None) -> None:
                                          + [evidence])
             result = results[-1]
     if result.status == Status.PASSED:
-        print(f"{exercise_id}: public checks passed ({len(cases)} case{'s' if len(cases) != 1 else ''}; "
+        print(f"{exercise_id}: public checks passed ({len(evidence.cases)} case{'s' if len(evidence.cases) != 1 else ''}; "
               "the hidden cases run when the assignment is graded)")
         return
     pitfalls = f" [{', '.join(result.pitfalls)}]" if result.pitfalls else ""

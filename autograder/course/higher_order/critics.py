@@ -68,10 +68,11 @@ def _asymmetric_public_args():
 
 
 def _image_public_args():
+    """Two channels: a norm over the spatial axes only (one per channel) differs from the one over all of them."""
     dtype = "float32"
-    return dict(input_shape=(2, 2, 1), dtype=dtype,
-                layers=((array(np.ones((4, 1)), dtype), array([0.0], dtype), None),),
-                real=array(np.ones((3, 2, 2, 1)), dtype), fake=array(np.zeros((3, 2, 2, 1)), dtype),
+    return dict(input_shape=(2, 2, 2), dtype=dtype,
+                layers=((array(np.ones((8, 1)), dtype), array([0.0], dtype), None),),
+                real=array(np.ones((3, 2, 2, 2)), dtype), fake=array(np.zeros((3, 2, 2, 2)), dtype),
                 alpha=array(np.full((3, 1, 1, 1), 0.5), dtype))
 
 
@@ -131,7 +132,7 @@ def critic_cases(rng: np.random.Generator, with_gp_weight: bool = False):
             description="float32 vectors real, fake of shape (2, 2), alpha of shape (2, 1), linear critic "
                         "D(x) = x . [3, 4] + 0.5"),
         one("f32-image-ones", _image_public_args(), public=True,
-            description="float32 images real = 1, fake = 0 of shape (3, 2, 2, 1), alpha = 0.5, critic Flatten -> "
+            description="float32 images real = 1, fake = 0 of shape (3, 2, 2, 2), alpha = 0.5, critic Flatten -> "
                         "Dense(1) with an all-ones kernel"),
         one("f32-asymmetric", _asymmetric_public_args(), public=True,
             description="float32 vectors real, fake of shape (3, 2), alpha = [0.1, 0.8, 0.3], critic "

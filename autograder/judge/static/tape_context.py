@@ -85,7 +85,10 @@ def outside_context_findings(bodies: Bodies, index: FunctionIndex, grad: GradCal
                 report(f"`{snippet(index.parsed, stmt if node is stmt else expr)}` is computed",
                        "cannot differentiate through it", node, stmt, expr, block, after, lines)
                 return
+        vectors = _hvp_vectors(index, expr, stmt, tape) if index.inside(stmt, tape) else set()
         for name in dep_names(expr, bindings):
+            if name.id in vectors:
+                continue  # the vector of a Hessian-vector product: a constant for the tape, by design
             for assign in index.reaching(name.id, stmt):
                 if id(assign) in seen or assign.value is None:
                     continue
@@ -182,3 +185,32 @@ def _has_op(index: FunctionIndex, expr: ast.expr, stmt: ast.stmt) -> bool:
         if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in NO_OP_BUILTINS):
             return True
     return False
+
+
+def _hvp_vectors(index: FunctionIndex, expr: ast.expr, stmt: ast.stmt, tape: Tape) -> set[str]:
+    """Names multiplied, in a statement inside the tape's block, by a gradient taken inside that block: `g * d`
+    in `tf.reduce_sum(g * d)` (Newton-CG's direction, an HVP's vector). The tape differentiates the product as
+    a function of g; that d is not recorded is the method, not the pitfall."""
+    found: set[str] = set()
+    for node in ast.walk(expr):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            pair = (node.left, node.right)
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr in ("multiply", "tensordot", "vdot", "dot") and len(node.args) >= 2):
+            pair = (node.args[0], node.args[1])
+        else:
+            continue
+        for mine, other in (pair, pair[::-1]):
+            if isinstance(mine, ast.Name) and isinstance(other, ast.Name) and _gradient_inside(index, mine.id, stmt,
+                                                                                                tape):
+                found.add(other.id)
+    return found
+
+
+def _gradient_inside(index: FunctionIndex, name: str, stmt: ast.stmt, tape: Tape) -> bool:
+    """Whether every value ``name`` may hold at ``stmt`` is a tape's gradient taken inside ``tape``'s block."""
+    reaching = index.reaching(name, stmt)
+    return bool(reaching) and all(
+        assign.value is not None and index.inside(assign.stmt, tape) and isinstance(assign.value, ast.Call)
+        and isinstance(assign.value.func, ast.Attribute) and assign.value.func.attr in TAPE_METHODS
+        for assign in reaching)
