@@ -41,9 +41,9 @@ def run_autograder(*args: str, cwd: Path = ROOT, timeout: float = 900) -> subpro
                           capture_output=True, text=True, timeout=timeout)
 
 
-def grade_json(*args: str, cwd: Path = ROOT) -> list[dict]:
+def grade_json(*args: str, cwd: Path = ROOT, timeout: float = 900) -> list[dict]:
     """Run `autograder grade ... --format json` for real and parse what it printed."""
-    done = run_autograder("grade", *args, "--format", "json", cwd=cwd)
+    done = run_autograder("grade", *args, "--format", "json", cwd=cwd, timeout=timeout)
     assert done.returncode == 0, f"autograder failed ({done.returncode}):\n{done.stderr[-3000:]}"
     return json.loads(done.stdout)
 

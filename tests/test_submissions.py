@@ -31,7 +31,9 @@ def expected_files() -> list[tuple[str, str]]:
 
 @pytest.fixture(scope="module")
 def graded() -> dict[str, dict[str, dict]]:
-    return {a: by_file(grade_json(f"tests/submissions/{a}", "--assignment", a, "--seed", "11", cwd=ROOT))
+    # ~100 files an assignment, n = 100,000 cases among them: a loaded 2-core machine needs more than 15 minutes
+    return {a: by_file(grade_json(f"tests/submissions/{a}", "--assignment", a, "--seed", "11", cwd=ROOT,
+                                  timeout=2700))
             for a in ASSIGNMENT_IDS}
 
 
