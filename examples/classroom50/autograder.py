@@ -31,7 +31,7 @@ KIT_ASSIGNMENT = "custom_gradients"  # the kit's assignment id: custom_gradients
 NOTEBOOK = "custom_gradients.ipynb"  # the student's notebook, at the root of their repository
 COURSE_REPO = "https://github.com/YOUR-ORG/YOUR-COURSE.git"  # the kit and solutions/, when no course/ beside
 COURSE_REF = "main"
-MAX_POINTS = 10  # the assignment's points (5 exercises of 2): the score-0 result of a missing notebook
+MAX_POINTS = 12  # the assignment's points (6 exercises of 2): the score-0 result of a missing notebook
 # ------------------------------------------------------------------------------------------------------
 
 HERE = Path(__file__).resolve().parent
