@@ -149,5 +149,5 @@ def test_grading_step_prints_feedback_writes_the_summary_and_fails_below_the_bar
     assert "| octo-bram | **total** |" in text
     html = MarkdownIt("commonmark").enable("table").render(text)
     assert "<table>" in html and "<strong>total</strong>" in html and "unstable" in html
-    assert ("below 10 points: the check fails" in text) == (status == 1)
+    assert (f"below {fail_under} points: the check fails" in text) == (status == 1)
     assert not re.search(r"seed\W*\d", text + done.stdout)  # the run's log and summary are the student's
