@@ -11,7 +11,7 @@ import ast
 from autograder.judge.static.findings import Finding
 from autograder.judge.static.function import FunctionIndex
 from autograder.judge.static.source import snippet
-from autograder.judge.static.syntax import TAPE_METHODS, keyword
+from autograder.judge.static.syntax import is_tape_call, keyword
 
 NORMS = frozenset({"norm", "euclidean_norm"})  # tf.norm, tf.linalg.norm, tf.math.reduce_euclidean_norm...
 SUMS = frozenset({"reduce_sum", "sum"})  # of the squared gradient, then a square root
@@ -60,8 +60,7 @@ def _is_gradient(index: FunctionIndex, name: str, stmt: ast.stmt) -> bool:
 def _from_tape(value: ast.expr | None) -> bool:
     while isinstance(value, ast.Subscript):
         value = value.value
-    return (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
-            and value.func.attr in TAPE_METHODS)
+    return is_tape_call(value)
 
 
 def _fixed_axes(axis: ast.expr | None) -> str | None:

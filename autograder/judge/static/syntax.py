@@ -5,6 +5,11 @@ import ast
 from typing import Iterator
 
 TAPE_METHODS = frozenset({"gradient", "jacobian", "batch_jacobian"})
+
+
+def is_tape_call(node: ast.AST | None) -> bool:
+    """`something.gradient(...)`, `.jacobian(...)` or `.batch_jacobian(...)`: a tape's derivative."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in TAPE_METHODS
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
 

@@ -12,7 +12,7 @@ from autograder.judge.static.bodies import Bodies
 from autograder.judge.static.findings import Finding
 from autograder.judge.static.function import FunctionIndex, GradCall, Tape
 from autograder.judge.static.source import snippet
-from autograder.judge.static.syntax import TAPE_METHODS, dep_names, walk_live
+from autograder.judge.static.syntax import TAPE_METHODS, dep_names, is_tape_call, walk_live
 
 # Python builtins that only regroup values: applying them after a tape block records nothing, but loses nothing.
 NO_OP_BUILTINS = frozenset({"list", "tuple", "dict", "set", "zip", "enumerate", "range", "len", "print",
@@ -211,6 +211,4 @@ def _gradient_inside(index: FunctionIndex, name: str, stmt: ast.stmt, tape: Tape
     """Whether every value ``name`` may hold at ``stmt`` is a tape's gradient taken inside ``tape``'s block."""
     reaching = index.reaching(name, stmt)
     return bool(reaching) and all(
-        assign.value is not None and index.inside(assign.stmt, tape) and isinstance(assign.value, ast.Call)
-        and isinstance(assign.value.func, ast.Attribute) and assign.value.func.attr in TAPE_METHODS
-        for assign in reaching)
+        index.inside(assign.stmt, tape) and is_tape_call(assign.value) for assign in reaching)
