@@ -33,7 +33,7 @@ from autograder.model.outcomes import ErrorInfo, RunRecord, RunStatus, TaskOutco
 from autograder.pipeline import child_run, student_tasks
 from autograder.run import wire
 from autograder.run.handing import CaseBook
-from helpers import BIN, ROOT, by_file, copy_submissions, exercise, quiet_env, secret_forms
+from helpers import BIN, ROOT, assert_same_result, by_file, copy_submissions, exercise, quiet_env, secret_forms
 
 GOLDEN = {r["submission"]: r for r in json.loads((ROOT / "tests/fixtures/example_class_seed1.json").read_text())}
 # A small class for the fault tests: two assignments that take a second or two each, so that "halfway" exists.
@@ -130,7 +130,7 @@ def journaled(output: Path) -> int:
 def assert_golden(results: list[dict], paths: list[str]) -> None:
     assert [r["submission"] for r in results] == paths
     for result in results:
-        assert result == GOLDEN[result["submission"]], result["submission"]
+        assert_same_result(result, GOLDEN[result["submission"]])
 
 
 @pytest.fixture(scope="module")

@@ -145,7 +145,7 @@ def test_a_correct_critic_gradients_names_the_failing_gradient_penalty_it_calls(
     assert fix.startswith("  Fix: in `gradient_penalty`, which `critic_gradients` calls: call `tape.watch(points)`")
     wrong_axis = exercise(graded["higher_order"]["bad_gradient_penalty_wrong-norm-axis_last_axis.py"],
                           "critic_gradients")["feedback"]
-    assert "`critic_gradients` calls your `gradient_penalty`" in wrong_axis and "last axis" in wrong_axis
+    assert "`critic_gradients` calls your `gradient_penalty`" in wrong_axis and "over axis -1 only" in wrong_axis
     jacobian = exercise(graded["jacobians"]["bad_hessian_gradient-cut_calls_jacobian.py"], "hessian")["feedback"]
     assert "`hessian` calls your `jacobian`" in explained(jacobian, "gradient-cut")[0]
 

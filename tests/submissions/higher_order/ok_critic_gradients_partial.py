@@ -61,3 +61,34 @@ def newton_step(f, x):
     hessian = outer.jacobian(g, x, unconnected_gradients=zero)
     step = tf.linalg.solve(hessian, g[:, tf.newaxis])[:, 0]
     return x - step
+
+
+def newton_cg_step(f, x, iters):
+    def hvp(d):
+        with tf.GradientTape() as outer:
+            outer.watch(x)
+            with tf.GradientTape() as inner:
+                inner.watch(x)
+                y = f(x)
+            g = inner.gradient(y, x)
+            g_dot_d = tf.reduce_sum(g * d)
+        return outer.gradient(g_dot_d, x)
+
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    r = -tape.gradient(y, x)
+    p = tf.zeros_like(x)
+    d = r
+    rr = tf.reduce_sum(r * r)
+    for _ in range(iters):
+        if rr == 0:
+            break
+        hd = hvp(d)
+        a = rr / tf.reduce_sum(d * hd)
+        p = p + a * d
+        r = r - a * hd
+        rr_new = tf.reduce_sum(r * r)
+        d = r + rr_new / rr * d
+        rr = rr_new
+    return x + p
