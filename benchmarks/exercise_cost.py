@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/exercise_cost.py                          # higher_order, seed 1
     .venv/bin/python benchmarks/exercise_cost.py --assignment jacobians --seed 2026
+    .venv/bin/python benchmarks/exercise_cost.py --assignment custom_gradients --examples 1   # smallest
 
 For the reference solution and every example notebook of the assignment (examples/submitted/*/<id>/), in ONE
 process that imported TensorFlow once, one thread as in the grader's children and their memory ceiling: the
@@ -65,6 +66,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--assignment", default="higher_order")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--examples", type=int, metavar="N", help="only the first N example notebooks, by name")
     args = parser.parse_args()
 
     import autograder.run.child  # noqa: F401  (what the fork server imports)
@@ -85,7 +87,7 @@ def main() -> None:
     assignment = assignment_by_id(args.assignment)
     cases = {exercise.id: exercise.cases(args.seed) for exercise in assignment.exercises}
     notebooks = [ROOT / "solutions" / assignment.id / f"{assignment.id}.ipynb",
-                 *sorted((ROOT / "examples" / "submitted").glob(f"*/{assignment.id}/{assignment.id}.ipynb"))]
+                 *sorted((ROOT / "examples" / "submitted").glob(f"*/{assignment.id}/{assignment.id}.ipynb"))[:args.examples]]
     per_exercise: dict[str, list[float]] = {e.id: [] for e in assignment.exercises}
     per_case: dict[str, list[list[float]]] = {e.id: [] for e in assignment.exercises}
     for notebook in notebooks:

@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/per_example_cost.py            # every style, 2 repeats, seed 1
     .venv/bin/python benchmarks/per_example_cost.py --repeats 3 --styles jacobian vectorized_map
+    .venv/bin/python benchmarks/per_example_cost.py --repeats 1 --styles jacobian                # smallest
 
 One process imports TensorFlow once, then runs the exercise's probe (what the grader's child runs) on each
 case of a seed with each style of answer: the reference's `tape.jacobian` (pfor), `tape.jacobian` without

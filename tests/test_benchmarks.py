@@ -2,7 +2,7 @@
 
 class_speed.py stopped running when `grade` took a runner (its wrapper did not pass it on) and nobody saw it
 until a measurement was wanted. This runs each script as its docstring says, with one submission and one
-worker, all three at once, and checks that each printed its table. It measures nothing (the numbers of a
+worker, all at once, and checks that each printed its table. It measures nothing (the numbers of a
 one-submission class on a busy machine mean nothing).
 """
 from __future__ import annotations
@@ -23,14 +23,18 @@ SCRIPTS = {
                           ("autograder grade --jobs 1", "contained executor", "1 / 1 notebooks")),
     "cluster_speed.py": (["--size", "1", "--workers", "1", "--simulate", "2"],
                          ("N = 1, W = 1", "same JSON: True", "simulation N = 2")),
+    "corpus_diagnosis.py": (["--assignments", "custom_gradients", "--first", "2", "--jobs", "1"],
+                            ("mistakes caught (entries): 2/2", "mistakes named right (files)")),
+    "exercise_cost.py": (["--assignment", "custom_gradients", "--examples", "1"],
+                         ("custom_gradients, seed 1, 2 notebooks", "safe_norm", "mistake models on the cases")),
+    "per_example_cost.py": (["--repeats", "1", "--styles", "jacobian"],
+                            ("jacobian           all", "the other five exercises together")),
 }
 
 
-# Measurements too heavy for a smoke run, each named with why (a gap: give each a smallest size and smoke it).
-NOT_SMOKED = {"student_install.py": "downloads tensorflow==2.20 from PyPI",
-              "corpus_diagnosis.py": "grades the three corpora",
-              "exercise_cost.py": "times the new exercises at n = 100,000",
-              "per_example_cost.py": "times per_example_gradients per style at batch 256"}
+# A measurement too heavy for a smoke run, named with why.
+NOT_SMOKED = {"student_install.py": "installs a TensorFlow (about 1.4 GB) and the kit of an older revision, which "
+                                    "adds a second one (500 s measured)"}
 
 
 def test_every_benchmark_script_runs_at_its_smallest_size():
