@@ -11,15 +11,15 @@ import time
 from autograder.model.outcomes import RunStatus
 from autograder.run.container import describe_limit, memory_limit, oom_kills
 from autograder.run.isolation import CONTAINMENT_FAILED
-from autograder.run.processes import (descendants, kill_everything_of, memory_bytes, processes_of, scratch_bytes,
-                                      signal_name, tasks_of)
+from autograder.run.processes import (descendants, kill_everything_of, memory_bytes, processes_of, resident_bytes,
+                                      scratch_bytes, signal_name, tasks_of)
 
 SIGXCPU, SIGKILL = 24, 9
 
 
 class Watched:
-    """What ``SubmissionRun`` knows of its child's processes (it sets ``child``, ``uid``, ``job``, ``record``,
-    ``measures``, ``oom_kills_before`` and the family's last look)."""
+    """What ``SubmissionRun`` knows of its child's processes (it sets ``child``, ``uid``, ``job``, ``limits``,
+    ``record``, ``measures``, ``oom_kills_before`` and the family's last look)."""
 
     def _family_tasks(self) -> int:
         return tasks_of([self.child.pid, *descendants(self.child.pid)])
@@ -27,9 +27,11 @@ class Watched:
     def _resident(self) -> int:
         """The child's memory, plus every process it started and what its scratch tmpfs holds (which no
         process's memory counts; ``processes.memory_bytes``: the pages the children share with the fork server
-        count once, not once per fork). Looked at at most 4 times a second: reading a TensorFlow process's
-        memory map costs the kernel milliseconds, and the parent's loop turns once per case (an allocation
-        beyond the limit fails at once anyway: the child's address-space limit)."""
+        count once, not once per fork). Looked at at most 4 times a second (an allocation beyond the limit fails
+        at once anyway: the child's address-space limit). The resident sizes come first: they count the shared
+        pages in full, so they bound the proportional ones from above, and only a family whose resident size
+        passes the limit needs its memory maps read (8 ms a TensorFlow process: the parent's largest cost, 7 % of
+        its children's time when read every look, measured with py-spy on five jacobians notebooks)."""
         now = time.monotonic()
         if now - self._family_checked > 0.25:
             self._family_checked = now
@@ -40,7 +42,10 @@ class Watched:
             # The child reports its containment before any student code runs: whether it has a scratch tmpfs.
             scratch = scratch_bytes(self.child.pid, self.job.containment.scratch) if any(
                 m.startswith("one scratch tmpfs") for m in self.measures) else 0
-            self._family_bytes = memory_bytes(self.child.pid) + sum(memory_bytes(pid) for pid in family) + scratch
+            pids = [self.child.pid, *family]
+            bound = sum(resident_bytes(pid) for pid in pids) + scratch
+            self._family_bytes = bound if bound <= self.limits.memory_bytes else sum(
+                memory_bytes(pid) for pid in pids) + scratch
         return self._family_bytes
 
     def _kill(self) -> None:
