@@ -95,3 +95,25 @@ def weighted_gradient(function, x_args: Mapping[str, Any], call, upstream: np.nd
             raise ContractError(f"the returned value has shape {tuple(value.shape)}, expected {tuple(weights.shape)}")
         loss = tf.reduce_sum(weights * value)
     return value, tape.gradient(loss, x)
+
+
+def raise_if_too_large(error: Exception, n: int, dtype=np.float32) -> None:
+    """At scale, an (n, n) tensor fails in several ways; report them all as the memory error they are.
+
+    TensorFlow does not always raise ResourceExhaustedError when a Hessian or Jacobian of 10^10 entries is
+    built: pfor's `tape.jacobian` fails with an InvalidArgumentError ("Cannot parse tensor from proto", the 2 GB
+    protobuf limit) whose message names the (n, n) shape, or (tf-nightly 2.23) with "Input num_segments ==
+    10000000000 is too large", n * n itself. Raised as MemoryError, with the student's frames kept, it leads to
+    the exercise's materialized pitfall like any other out-of-memory failure.
+    """
+    if n < 10_000 or isinstance(error, (ContractError, NotImplementedError, MemoryError)):
+        return
+    message = str(error)
+    square = (message.count(f"size: {n}") >= 2 or f"[{n},{n}]" in message.replace(" ", "")
+              or f"({n},{n})" in message.replace(" ", "") or str(n * n) in message)
+    if type(error).__name__ == "ResourceExhaustedError" or "out of memory" in message.lower() \
+            or "OOM" in message or "Cannot parse tensor from proto" in message or square:
+        detail = message.strip().splitlines()[0][:200] if message.strip() else ""
+        dtype = np.dtype(dtype)
+        raise MemoryError(f"an ({n}, {n}) tensor ({dtype.itemsize * n * n / 1e9:.0f} GB in {dtype.name}) could not be built "
+                          f"({type(error).__name__}: {detail})").with_traceback(error.__traceback__) from None

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.course.building import advisory, array, case
-from autograder.course.probing import require_like, tensor
+from autograder.course.probing import raise_if_too_large, require_like, tensor
 from autograder.model.course import ContractError, Exercise, Mistake, Output
 
 FUNCTIONS = {
@@ -92,27 +92,6 @@ def probe(hessian_vector_product, args):
         raise_if_too_large(error, len(args["x"]), np.asarray(args["x"]).dtype)
         raise
     return {"hv": None if hv is None else require_like(hv, "H v", like=x)}
-
-
-def raise_if_too_large(error: Exception, n: int, dtype=np.float32) -> None:
-    """At scale, an (n, n) tensor fails in several ways; report them all as the memory error they are.
-
-    TensorFlow does not always raise ResourceExhaustedError when a Hessian of 10^10 entries is built: pfor's
-    `tape.jacobian` fails with an InvalidArgumentError ("Cannot parse tensor from proto", the 2 GB protobuf
-    limit) whose message names the (n, n) shape. Raised as MemoryError, with the student's frames kept, it
-    leads to the exercise's materialized pitfall like any other out-of-memory failure.
-    """
-    if n < 10_000 or isinstance(error, (ContractError, NotImplementedError, MemoryError)):
-        return
-    message = str(error)
-    square = (message.count(f"size: {n}") >= 2 or f"[{n},{n}]" in message.replace(" ", "")
-              or f"({n},{n})" in message.replace(" ", ""))
-    if type(error).__name__ == "ResourceExhaustedError" or "out of memory" in message.lower() \
-            or "OOM" in message or "Cannot parse tensor from proto" in message or square:
-        detail = message.strip().splitlines()[0][:200] if message.strip() else ""
-        dtype = np.dtype(dtype)
-        raise MemoryError(f"an ({n}, {n}) tensor ({dtype.itemsize * n * n / 1e9:.0f} GB in {dtype.name}) could not be built "
-                          f"({type(error).__name__}: {detail})").with_traceback(error.__traceback__) from None
 
 
 EXERCISE = Exercise(

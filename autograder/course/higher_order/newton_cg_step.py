@@ -13,8 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.course.building import advisory, array, case, diagnostic
-from autograder.course.higher_order.hessian_vector_product import raise_if_too_large
-from autograder.course.probing import require_like, tensor
+from autograder.course.probing import raise_if_too_large, require_like, tensor
 from autograder.model.course import Exercise, Mistake, Output
 
 FUNCTIONS = {

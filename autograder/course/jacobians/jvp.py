@@ -7,7 +7,7 @@ from autograder.course.building import array, case, uniform
 from autograder.course.jacobians.functions import vector_function
 from autograder.course.jacobians.shared import (SCALE_N, constant_case, float64_case, nonsymmetric, pair, result,
                                               tensor_case)
-from autograder.course.probing import tensor
+from autograder.course.probing import raise_if_too_large, tensor
 from autograder.model.course import Exercise, Mistake, Output
 
 JVP = Output("jvp", "J v", none_means_zero=True, gradient=True)
@@ -54,7 +54,13 @@ def probe(function, args):
     f = vector_function(args)
     x = tensor(args["x"], args.get("variable", False))
     v = tensor(args["v"])
-    return {"jvp": result(function(f, x, v), "the returned J v", x)}
+    try:
+        returned = function(f, x, v)
+    except Exception as error:  # noqa: BLE001
+        if type(error).__name__ != "ResourceExhaustedError":  # that one is already the memory error it is
+            raise_if_too_large(error, len(args["x"]), np.asarray(args["x"]).dtype)
+        raise
+    return {"jvp": result(returned, "the returned J v", x)}
 
 
 EXERCISE = Exercise(
