@@ -26,6 +26,7 @@ from autograder.course import assignment_by_id
 from autograder.load.cells import read_submission
 from autograder.load.discover import find_submissions, student_name
 from autograder.load.reading import MAX_FILE_BYTES, MiB
+from autograder.model.outcomes import RunStatus
 from autograder.model.results import CaseReport, ExerciseResult, Status, SubmissionResult
 from autograder.report import classroom50, formats, safe_text
 from autograder.report.markdown import submission_markdown
@@ -170,6 +171,96 @@ def test_a_load_error_for_a_cell_the_grader_did_not_send_is_a_violation():
     error = {"type": "ValueError", "message": "", "module": "", "frames": []}
     with pytest.raises(wire.WireError):
         run._handle({"event": "loaded", "errors": [{"cell": 99, "error": error}], "defined": {}})
+
+
+
+class _ScriptedChannel(_Channel):
+    """A child's socket whose reads return what the test scripted, one list of frames per read."""
+
+    def __init__(self, reads: list[list[bytes]]):
+        super().__init__()
+        self.reads = reads
+
+    def receive(self, limit: int) -> list[bytes]:
+        return self.reads.pop(0) if self.reads else []
+
+    def close(self) -> None:
+        self.reads = []
+
+
+class _ScriptedServer:
+    def __init__(self, reads: list[list[bytes]]):
+        self.reads = reads
+
+    def fork(self, job):
+        channel = _ScriptedChannel(self.reads)
+
+        class Child:
+            pid, sentinel = -1, -1
+
+            def __init__(self):
+                self.channel = channel
+
+            def close(self):
+                self.channel = None
+
+            def is_alive(self):
+                return True
+        return Child()
+
+
+def _two_exercises(reads: list[list[bytes]]) -> SubmissionRun:
+    """A student's run of td_loss's and checkpointed's first public cases, loaded, td_loss's case handed."""
+    assignment = assignment_by_id("custom_gradients")
+    book = CaseBook({exercise: assignment.exercise(exercise).cases(1) for exercise in ("td_loss", "checkpointed")})
+    job = ChildJob("custom_gradients", cells=[(1, "x = 1", "<cell 1>")])
+    run = SubmissionRun(("student", 0), job, [Task("td_loss", 0, "student"), Task("checkpointed", 0, "student")],
+                        book, Limits(), time_limits=[5.0, 5.0])
+    run.start(_ScriptedServer(reads))
+    run._kill = lambda: None  # no process to kill (and, as root, no sandbox user's processes to end)
+    for message in ({"event": "contained", "measures": []}, {"event": "cell-start", "cell": 1},
+                    {"event": "loaded", "errors": [], "defined": {}}):
+        run._handle(message)
+    assert run.current_task == 0 and len(run.child.channel.sent) == 1
+    return run
+
+
+def test_a_violation_is_the_running_tasks_even_when_its_result_follows_at_once():
+    """CI, under load: a broken message, then td_loss's own result arriving while the child was being stopped.
+    The result was taken, checkpointed handed to the dying child, and the violation charged to checkpointed."""
+    result = wire.dumps({**GOOD, "task": 0})
+    run = _two_exercises([[b"[" * 100_000 + b"]" * 100_000], [result]])
+    channel = run.child.channel
+    run.pump()
+    assert run.record.outcomes[0].status == RunStatus.CRASHED
+    assert "broke the grader's protocol" in run.record.outcomes[0].message
+    assert 1 not in run.record.outcomes and len(channel.sent) == 1  # checkpointed: never handed, left for a new child
+    assert run.child is None and not run.finished
+
+
+def test_a_result_that_arrived_before_the_child_was_stopped_stands_and_charges_no_task():
+    """A timeout noticed just after the running task's result reached the socket: the result stands, the next
+    task is not handed to the child being killed nor charged with the timeout; a new child takes it."""
+    run = _two_exercises([[], [wire.dumps({**GOOD, "task": 0})]])
+    channel = run.child.channel
+    run.pump()
+    run.check_limits(run.deadline + 1)
+    assert run.record.outcomes[0].status == RunStatus.OK
+    assert 1 not in run.record.outcomes and len(channel.sent) == 1
+    assert run.child is None and not run.finished
+    run.start(_ScriptedServer([]))  # the scheduler's next child: it loads, then gets checkpointed's case
+    for message in ({"event": "contained", "measures": []}, {"event": "cell-start", "cell": 1},
+                    {"event": "loaded", "errors": [], "defined": {}}):
+        run._handle(message)
+    assert run.current_task == 1 and wire.loads(run.child.channel.sent[0])["exercise"] == "checkpointed"
+
+
+def test_a_timeout_without_a_result_is_the_running_tasks():
+    run = _two_exercises([])
+    run.check_limits(run.deadline + 1)
+    assert run.record.outcomes[0].status == RunStatus.TIMEOUT and "timeout after 5 s in td_loss" in \
+        run.record.outcomes[0].message
+    assert 1 not in run.record.outcomes and run.child is None
 
 
 # --------------------------------------------------------------------------- reading submissions

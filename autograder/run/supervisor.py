@@ -153,7 +153,9 @@ class SubmissionRun(Watched):
             if self._stopping:
                 return  # it is being stopped already: the rest of what it sent is not read
             reason = str(error) if isinstance(error, (wire.WireError, FrameTooLarge)) else type(error).__name__
-            self._stop_child(f"the submission's process broke the grader's protocol ({reason})", RunStatus.CRASHED)
+            # Nothing it sent after breaking the protocol is read: the violation is the running task's.
+            self._stop_child(f"the submission's process broke the grader's protocol ({reason})", RunStatus.CRASHED,
+                             read_rest=False)
 
     def _handle(self, message: dict) -> None:
         """One message, checked against what the parent expects next; a limit is armed only by the parent."""
@@ -166,7 +168,7 @@ class SubmissionRun(Watched):
             self._contained = True
             self.measures = [wire.text(m, "measure") for m in measures]
             self._baseline = self._family_tasks()  # before any student code runs
-            if not self._needs_load:
+            if not self._needs_load and not self._stopping:
                 self._hand_next()
         elif event == "cell-start":
             cell = wire.as_int(message.get("cell"))
@@ -203,7 +205,8 @@ class SubmissionRun(Watched):
                 self.record.defined, self.record.load_errors = defined, load_errors
             self.record.loaded = self._loaded_now = True
             self.current_cell = None
-            self._hand_next()
+            if not self._stopping:
+                self._hand_next()
         elif event == "task-result":
             task = wire.as_int(message.get("task"))
             if task != self.current_task or task in self.record.outcomes:
@@ -218,6 +221,8 @@ class SubmissionRun(Watched):
                     f"memory limit of {self.limits.memory_bytes / GiB:g} GiB exceeded ({outcome.error.type})"))
             self.record.outcomes[task] = outcome
             self.current_task = None
+            if self._stopping:
+                return  # it finished before it was stopped: its result stands, and nothing more is handed
             following = self._next_number()
             if not self._fresh_child_if_left_running(task, following):
                 self._hand_next()
@@ -299,11 +304,21 @@ class SubmissionRun(Watched):
         self._account_failure(reason, status)
 
     # ---------------------------------------------------------------- failures
-    def _stop_child(self, reason: str | None, status: RunStatus, whole_submission: bool = False) -> None:
+    def _stop_child(self, reason: str | None, status: RunStatus, whole_submission: bool = False,
+                    read_rest: bool = True) -> None:
+        """Kill the child for ``reason``, which is the running task's (or cell's). What the child sent before it
+        was killed is read first (``read_rest``: not after a protocol violation): a result that arrived in time
+        stands, and then the reason is no task's, since the child stopped between two of them."""
         self._stopping = True
         self._kill()
-        self.pump()
+        running, loaded = self.current_task, self.record.loaded
+        if read_rest:
+            self.pump()  # nothing is handed while stopping (``_handle``): the reason stays the running task's
         self._close()
+        if not whole_submission and ((running is not None and self.current_task is None)
+                                     or (not loaded and self.record.loaded)):
+            self._next_or_finish()  # what was running finished in time: a new child takes the next task
+            return
         if whole_submission:
             for number in range(len(self.tasks)):
                 self.record.outcomes.setdefault(number, TaskOutcome(RunStatus.TIMEOUT, message=reason))
