@@ -201,11 +201,16 @@ class _ScriptedServer:
             def __init__(self):
                 self.channel = channel
 
+            exitcode = -9  # when the test makes it end
+
             def close(self):
                 self.channel = None
 
             def is_alive(self):
                 return True
+
+            def join(self, timeout=None):
+                pass
         return Child()
 
 
@@ -217,7 +222,7 @@ def _two_exercises(reads: list[list[bytes]]) -> SubmissionRun:
     run = SubmissionRun(("student", 0), job, [Task("td_loss", 0, "student"), Task("checkpointed", 0, "student")],
                         book, Limits(), time_limits=[5.0, 5.0])
     run.start(_ScriptedServer(reads))
-    run._kill = lambda: None  # no process to kill (and, as root, no sandbox user's processes to end)
+    run._kill = run.kill_leftovers = lambda: None  # no process to kill (as root, no sandbox user's to end)
     for message in ({"event": "contained", "measures": []}, {"event": "cell-start", "cell": 1},
                     {"event": "loaded", "errors": [], "defined": {}}):
         run._handle(message)
@@ -261,6 +266,31 @@ def test_a_timeout_without_a_result_is_the_running_tasks():
     assert run.record.outcomes[0].status == RunStatus.TIMEOUT and "timeout after 5 s in td_loss" in \
         run.record.outcomes[0].message
     assert 1 not in run.record.outcomes and run.child is None
+
+
+
+def test_a_child_that_ends_right_after_a_result_is_not_handed_the_next_task_nor_charged_with_it():
+    run = _two_exercises([[wire.dumps({**GOOD, "task": 0})]])
+    channel = run.child.channel
+    run.on_exit()  # its exit and its last message are seen together
+    assert run.record.outcomes[0].status == RunStatus.OK
+    assert 1 not in run.record.outcomes and len(channel.sent) == 1
+    assert run.child is None and not run.finished  # a new child runs checkpointed's case
+
+
+def test_a_child_that_ends_without_a_result_is_charged_with_its_running_task():
+    run = _two_exercises([])
+    run.on_exit()
+    assert run.record.outcomes[0].status == RunStatus.CRASHED and "killed by SIGKILL" in run.record.outcomes[0].message
+
+
+def test_a_broken_message_read_as_the_child_ends_is_its_running_tasks_and_stops_nothing_else():
+    """The rest of a long frame arrives with the child's exit: the violation releases the child inside on_exit."""
+    run = _two_exercises([[b'{"event": "task-result", "outcome": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"]])
+    run.on_exit()
+    assert run.record.outcomes[0].status == RunStatus.CRASHED
+    assert "broke the grader's protocol" in run.record.outcomes[0].message
+    assert 1 not in run.record.outcomes and run.child is None and not run.finished
 
 
 # --------------------------------------------------------------------------- reading submissions

@@ -68,6 +68,7 @@ class SubmissionRun(Watched):
         self._done_seen = False
         self._closed = False  # the child closed its end of the connection
         self._stopping = False  # the child is being stopped: what it still sends is read, never held against it
+        self._ended = False  # the child is stopping or has exited: no task is handed to it any more
         self._received = 0  # bytes received from every child of this submission
         # What the parent expects next from the current child (deadlines belong to the parent: a message can
         # only move the child forward, once, never re-arm a limit).
@@ -99,6 +100,7 @@ class SubmissionRun(Watched):
         self._done_seen = False
         self._closed = False
         self._stopping = False
+        self._ended = False
         self._cells_pending = [index for index, _, _ in self.job.cells if index not in self.skip_cells]
         self._finishing = False
         self._loaded_now = False
@@ -168,7 +170,7 @@ class SubmissionRun(Watched):
             self._contained = True
             self.measures = [wire.text(m, "measure") for m in measures]
             self._baseline = self._family_tasks()  # before any student code runs
-            if not self._needs_load and not self._stopping:
+            if not self._needs_load and not self._ended:
                 self._hand_next()
         elif event == "cell-start":
             cell = wire.as_int(message.get("cell"))
@@ -205,7 +207,7 @@ class SubmissionRun(Watched):
                 self.record.defined, self.record.load_errors = defined, load_errors
             self.record.loaded = self._loaded_now = True
             self.current_cell = None
-            if not self._stopping:
+            if not self._ended:
                 self._hand_next()
         elif event == "task-result":
             task = wire.as_int(message.get("task"))
@@ -221,8 +223,8 @@ class SubmissionRun(Watched):
                     f"memory limit of {self.limits.memory_bytes / GiB:g} GiB exceeded ({outcome.error.type})"))
             self.record.outcomes[task] = outcome
             self.current_task = None
-            if self._stopping:
-                return  # it finished before it was stopped: its result stands, and nothing more is handed
+            if self._ended:
+                return  # it finished before it was stopped or exited: its result stands, nothing more is handed
             following = self._next_number()
             if not self._fresh_child_if_left_running(task, following):
                 self._hand_next()
@@ -291,17 +293,23 @@ class SubmissionRun(Watched):
             self._stop_child(f"memory limit of {self.limits.memory_bytes / GiB:g} GiB exceeded", RunStatus.MEMORY)
 
     def on_exit(self) -> None:
-        """The child ended: account for it, and decide whether to restart."""
+        """The child ended: account for it, and decide whether to restart. What it sent before it ended is read
+        first (nothing is handed to it any more): a result that came stands, and then its exit is no task's."""
+        self._ended = True
+        running, loaded = self.current_task, self.record.loaded
         self.pump()
+        if self.child is None:
+            return  # what it sent broke the protocol: that was accounted for, and the child released
         self.child.join()
         code = self.child.exitcode
         self.kill_leftovers()
         self._close()
         if self._done_seen:
             self._finish()
-            return
-        reason, status = self.exit_reason(code)
-        self._account_failure(reason, status)
+        elif self._moved_on(running, loaded):
+            self._next_or_finish()
+        else:
+            self._account_failure(*self.exit_reason(code))
 
     # ---------------------------------------------------------------- failures
     def _stop_child(self, reason: str | None, status: RunStatus, whole_submission: bool = False,
@@ -309,14 +317,13 @@ class SubmissionRun(Watched):
         """Kill the child for ``reason``, which is the running task's (or cell's). What the child sent before it
         was killed is read first (``read_rest``: not after a protocol violation): a result that arrived in time
         stands, and then the reason is no task's, since the child stopped between two of them."""
-        self._stopping = True
+        self._stopping = self._ended = True
         self._kill()
         running, loaded = self.current_task, self.record.loaded
         if read_rest:
             self.pump()  # nothing is handed while stopping (``_handle``): the reason stays the running task's
         self._close()
-        if not whole_submission and ((running is not None and self.current_task is None)
-                                     or (not loaded and self.record.loaded)):
+        if not whole_submission and self._moved_on(running, loaded):
             self._next_or_finish()  # what was running finished in time: a new child takes the next task
             return
         if whole_submission:
@@ -330,6 +337,10 @@ class SubmissionRun(Watched):
         elif reason is None:  # a cell of the notebook hung while loading
             reason = f"cell [{self.current_cell}] did not finish within {self.limits.load_seconds:g} s"
         self._account_failure(reason, status)
+
+    def _moved_on(self, running: int | None, loaded: bool) -> bool:
+        """Whether what the child was running (a task, or the notebook's cells) finished in what it sent last."""
+        return (running is not None and self.current_task is None) or (not loaded and self.record.loaded)
 
     def _account_failure(self, reason: str, status: RunStatus) -> None:
         if self.current_task is not None:
