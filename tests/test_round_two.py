@@ -525,6 +525,20 @@ def test_the_childs_view_of_the_package_is_its_modules_files_only():
     assert not [p for p in needed if p == str(ROOT) or p.startswith(str(ROOT) + "/") and ".venv" not in p]
 
 
+
+def test_the_files_the_fork_server_found_are_looked_for_again_once_a_module_was_imported(monkeypatch):
+    """A reference's child imports its mistake models after the fork: its view must show their files."""
+    from autograder.run import isolation
+
+    monkeypatch.setattr(isolation, "_package_files", None)
+    fresh = isolation.package_files()
+    isolation.remember_package_files()
+    assert isolation.package_files() == fresh
+    monkeypatch.setitem(sys.modules, "autograder.course.custom_gradients.mistakes_stand_in", type(sys)("stand_in"))
+    sys.modules["autograder.course.custom_gradients.mistakes_stand_in"].__file__ = str(ROOT / "autograder" / "x.py")
+    assert isolation.package_files() == sorted([*fresh, str(ROOT / "autograder" / "x.py")])
+
+
 # --------------------------------------------------------------------------- what an exercise leaves running
 
 def test_threads_and_processes_left_running_are_counted():

@@ -223,6 +223,9 @@ def serve(fd: int) -> None:
     here = os.path.realpath(os.getcwd())  # `-m` put the server's own folder first on the path: not needed
     sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != here]
     from autograder.run import child  # TensorFlow, the course's child side: what every child starts with
+    from autograder.run.isolation import remember_package_files
+
+    remember_package_files()  # what every child's file view shows of the kit, found once
 
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)

@@ -284,11 +284,13 @@ class SubmissionRun(Watched):
                              RunStatus.TIMEOUT, whole_submission=True)
         elif now > self.deadline:
             if self.current_task is not None:
-                exercise = self.tasks[self.current_task].exercise
-                limit = self.time_limits[self.current_task]
-                self._stop_child(f"timeout after {limit:g} s in {exercise}", RunStatus.TIMEOUT)
-            else:
-                self._stop_child(None, RunStatus.TIMEOUT)
+                reason = (f"timeout after {self.time_limits[self.current_task]:g} s in "
+                          f"{self.tasks[self.current_task].exercise}")
+            elif self._finishing:
+                reason = f"the process did not exit within {self.limits.load_seconds:g} s after its last case"
+            else:  # a cell of the notebook hung while loading
+                reason = f"cell [{self.current_cell}] did not finish within {self.limits.load_seconds:g} s"
+            self._stop_child(reason, RunStatus.TIMEOUT)
         elif self._resident() > self.limits.memory_bytes:
             self._stop_child(f"memory limit of {self.limits.memory_bytes / GiB:g} GiB exceeded", RunStatus.MEMORY)
 
@@ -312,31 +314,25 @@ class SubmissionRun(Watched):
             self._account_failure(*self.exit_reason(code))
 
     # ---------------------------------------------------------------- failures
-    def _stop_child(self, reason: str | None, status: RunStatus, whole_submission: bool = False,
+    def _stop_child(self, reason: str, status: RunStatus, whole_submission: bool = False,
                     read_rest: bool = True) -> None:
-        """Kill the child for ``reason``, which is the running task's (or cell's). What the child sent before it
-        was killed is read first (``read_rest``: not after a protocol violation): a result that arrived in time
-        stands, and then the reason is no task's, since the child stopped between two of them."""
+        """Kill the child for ``reason``, the running task's (or cell's). What it sent before is read first (not after
+        a protocol violation): a result that arrived in time stands, and then the reason is no task's."""
         self._stopping = self._ended = True
         self._kill()
         running, loaded = self.current_task, self.record.loaded
         if read_rest:
             self.pump()  # nothing is handed while stopping (``_handle``): the reason stays the running task's
         self._close()
-        if not whole_submission and self._moved_on(running, loaded):
-            self._next_or_finish()  # what was running finished in time: a new child takes the next task
-            return
         if whole_submission:
             for number in range(len(self.tasks)):
                 self.record.outcomes.setdefault(number, TaskOutcome(RunStatus.TIMEOUT, message=reason))
             self.record.problems.append(reason)
             self._finish()
-            return
-        if reason is None and self._finishing:
-            reason = f"the process did not exit within {self.limits.load_seconds:g} s after its last case"
-        elif reason is None:  # a cell of the notebook hung while loading
-            reason = f"cell [{self.current_cell}] did not finish within {self.limits.load_seconds:g} s"
-        self._account_failure(reason, status)
+        elif self._moved_on(running, loaded):
+            self._next_or_finish()  # what was running finished in time: a new child takes the next task
+        else:
+            self._account_failure(reason, status)
 
     def _moved_on(self, running: int | None, loaded: bool) -> bool:
         """Whether what the child was running (a task, or the notebook's cells) finished in what it sent last."""
