@@ -60,12 +60,17 @@ def examples() -> list[Path]:
     return sorted((ROOT / "examples" / "submitted").glob("*/*/*.ipynb"))
 
 
+def copies_of(size: int) -> list[Path]:
+    """The example notebooks a class of ``size`` copies is made of, round-robin."""
+    sources = examples()
+    return [sources[number % len(sources)] for number in range(size)]
+
+
 def build_class(folder: Path, size: int, distinct: bool = True) -> list[Path]:
     """``distinct``: each copy's code differs by a comment; else copies run the same code and differ only as
     notebooks re-saved by JupyterLab do (execution counts, metadata), so they differ in bytes all the same."""
-    made, sources = [], examples()
-    for number in range(size):
-        source = sources[number % len(sources)]
+    made = []
+    for number, source in enumerate(copies_of(size)):
         assignment = source.parent.name
         target = folder / "submitted" / f"s{number:03d}" / assignment / source.name
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -240,9 +245,9 @@ def floor_run(output: str, count: int | None = None, listed: str | None = None) 
                         pass
                     finally:
                         signal.alarm(0)
-        seconds[str(notebook.relative_to(ROOT))] = time.perf_counter() - began
-        cpu[str(notebook.relative_to(ROOT))] = time.process_time() - began_cpu
-        runs.append((notebook.parent.name, seconds[str(notebook.relative_to(ROOT))]))
+        name = str(notebook.relative_to(ROOT))
+        seconds[name], cpu[name] = time.perf_counter() - began, time.process_time() - began_cpu
+        runs.append((notebook.parent.name, seconds[name]))
     Path(output).write_text(json.dumps({"import": imported, "notebooks": seconds, "import_cpu": imported_cpu,
                                         "cpu": cpu, "runs": runs}))
     return 0
@@ -259,8 +264,7 @@ def floor(scratch: Path, size: int) -> dict:
 def floor_row(measured: dict, size: int, jobs: int) -> dict:
     """The class of ``size`` copies, at the floor: the import once, then the notebooks' own seconds shared
     perfectly among ``jobs`` cores."""
-    sources = examples()
-    copies = [sources[n % len(sources)] for n in range(size)]
+    copies = copies_of(size)
     per = [(source.parent.name, measured["notebooks"][str(source.relative_to(ROOT))]) for source in copies]
     cpu = measured["import_cpu"] + sum(measured["cpu"][str(source.relative_to(ROOT))] for source in copies)
     return {"wall": measured["import"] + sum(v for _, v in per) / jobs, "median": statistics.median(v for _, v in per),
@@ -273,8 +277,7 @@ def floor_measured(scratch: Path, size: int, jobs: int, solo: dict) -> dict:
     times (what the kit does with its submissions). Its wall time is the last process's end: what the
     division in ``floor_row`` leaves out is what two busy cores cost each other (and the import, paid by
     each process at once)."""
-    sources = examples()
-    copies = [str(sources[n % len(sources)].relative_to(ROOT)) for n in range(size)]
+    copies = [str(source.relative_to(ROOT)) for source in copies_of(size)]
     shares: list[list[str]] = [[] for _ in range(jobs)]
     load = [0.0] * jobs
     for copy in sorted(copies, key=lambda c: -solo["notebooks"][c]):
@@ -392,8 +395,9 @@ def main() -> None:
             if measured_floor:
                 low = floor_row(measured_floor, size, args.jobs)
                 ratio = f"{nb['wall'] / low['wall']:.1f}x" if nb else ""
-                rows.append((f"floor on {args.jobs} cores, one process's sum / cores (no isolation)", str(size), "not needed",
-                             f"{low['wall']:.1f}", f"{low['median']:.2f}", f"{low['cpu']:.1f}", "", ratio))
+                rows.append((f"floor on {args.jobs} cores, one process's sum / cores (no isolation)", str(size),
+                             "not needed", f"{low['wall']:.1f}", f"{low['median']:.2f}", f"{low['cpu']:.1f}", "",
+                             ratio))
                 details.append(f"  N = {size}, floor: median s per submission by assignment: "
                                + ", ".join(f"{a} {s:.2f}" for a, s in low["assignments"].items()))
                 real = floor_measured(scratch, size, args.jobs, measured_floor)

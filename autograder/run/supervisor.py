@@ -170,7 +170,7 @@ class SubmissionRun(Watched):
             self._contained = True
             self.measures = [wire.text(m, "measure") for m in measures]
             self._baseline = self._family_tasks()  # before any student code runs
-            if not self._needs_load and not self._ended:
+            if not self._needs_load:
                 self._hand_next()
         elif event == "cell-start":
             cell = wire.as_int(message.get("cell"))
@@ -207,8 +207,7 @@ class SubmissionRun(Watched):
                 self.record.defined, self.record.load_errors = defined, load_errors
             self.record.loaded = self._loaded_now = True
             self.current_cell = None
-            if not self._ended:
-                self._hand_next()
+            self._hand_next()
         elif event == "task-result":
             task = wire.as_int(message.get("task"))
             if task != self.current_task or task in self.record.outcomes:
@@ -224,7 +223,7 @@ class SubmissionRun(Watched):
             self.record.outcomes[task] = outcome
             self.current_task = None
             if self._ended:
-                return  # it finished before it was stopped or exited: its result stands, nothing more is handed
+                return  # it finished before it was stopped or exited: its result stands, no fresh child is due
             following = self._next_number()
             if not self._fresh_child_if_left_running(task, following):
                 self._hand_next()
@@ -250,6 +249,8 @@ class SubmissionRun(Watched):
 
     def _hand_next(self) -> None:
         """Hand the child its next task with that task's case only, or tell it that none is left."""
+        if self._ended:
+            return  # a child being stopped or gone gets nothing: what it was running is its caller's to settle
         number = self._next_number()
         now = time.monotonic()
         if number is None:
@@ -334,8 +335,7 @@ class SubmissionRun(Watched):
         else:
             self._account_failure(reason, status)
 
-    def _moved_on(self, running: int | None, loaded: bool) -> bool:
-        """Whether what the child was running (a task, or the notebook's cells) finished in what it sent last."""
+    def _moved_on(self, running: int | None, loaded: bool) -> bool:  # its task, or its cells, finished after all
         return (running is not None and self.current_task is None) or (not loaded and self.record.loaded)
 
     def _account_failure(self, reason: str, status: RunStatus) -> None:
