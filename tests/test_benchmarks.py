@@ -18,7 +18,8 @@ pytestmark = pytest.mark.slow
 
 SCRIPTS = {
     "class_speed.py": (["--sizes", "1", "--jobs", "1", "--skip-nbgrader"],
-                       ("autograder --jobs 1", "floor on 1 cores", "| tool | N |")),
+                       ("autograder --jobs 1", "floor on 1 cores", "floor, 1 warm processes at once (measured",
+                        "the division,", "x the measured;", "| tool | N |")),
     "nbgrader_speed.py": (["--size", "1", "--jobs", "1", "--skip-kernels"],
                           ("autograder grade --jobs 1", "contained executor", "1 / 1 notebooks")),
     "cluster_speed.py": (["--size", "1", "--workers", "1", "--simulate", "2"],
