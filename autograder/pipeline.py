@@ -27,7 +27,7 @@ from autograder.judge.plan import CasePlan
 from autograder.load.cells import SubmissionSource, cell_label, read_submission
 from autograder.load.discover import Found, detect_assignment, student_name
 from autograder.load.program import cells_for_child, program_digest
-from autograder.load.reading import read_bytes
+from autograder.load.reading import content_for_key
 from autograder.model.course import ADVISORY, Assignment, Case, case_key
 from autograder.model.outcomes import RunRecord, RunStatus, TaskOutcome
 from autograder.model.results import SubmissionResult
@@ -38,6 +38,7 @@ from autograder.run.isolation import Containment
 from autograder.run.scheduler import LocalRunner, run_all
 from autograder.run.supervisor import SubmissionRun
 from autograder.run.tasks import STUDENT, ChildJob, Task
+from autograder.store.durations import Durations, longest_first
 from autograder.store.journal import Journal, result_key
 from autograder.store.reference_cache import ReferenceCache, reference_key
 from autograder.store.result_store import ResultStore
@@ -175,6 +176,7 @@ class GradingRun:
         cache = ReferenceCache(settings.cache) if settings.cache is not None else None
         self.cache = cache if cache is not None and cache.prepare() else None
         self.store = ResultStore.inside(self.cache.folder) if self.cache is not None else None
+        self.durations = Durations.inside(self.cache.folder) if self.cache is not None else None
         self.submissions: list[Submission] = []
         self.results: dict[int, SubmissionResult] = {}
         self.references: dict[str, Reference] = {}
@@ -206,6 +208,8 @@ class GradingRun:
             raise SetupError(str(error)) from None
         if self.store is not None and self.kept_now:
             self.store.trim()
+        if self.durations is not None:
+            self.durations.save()
         return Graded([self.results[number] for number in range(len(self.submissions))], self.seed)
 
     # ---------------------------------------------------------------- 1. plan
@@ -214,7 +218,7 @@ class GradingRun:
         for number, item in enumerate(found):
             source = read_submission(item.path)
             assignment = self.settings.assignment or detect_assignment(item.path, source)
-            key = result_key(item.shown_as, _content(item.path), assignment, self.seed)
+            key = result_key(item.shown_as, content_for_key(item.path), assignment, self.seed)
             self.submissions.append(Submission(number, item, source, assignment, key, program_digest(source)))
         for submission in self.submissions:
             earlier = self.journal.load(submission.key) if self.journal is not None else None
@@ -291,9 +295,9 @@ class GradingRun:
             runs.append(child_run(("student", submission.number), submission.source, reference.assignment,
                                   reference.book, tasks, self.settings.limits, private_files=self.cache is not None,
                                   wanted=CasePlan(reference, tasks).wanted))
-        # Longest first: the last ones to finish are short, no worker waits long at the end; results stay the same.
+        # Longest first (by a program's last time, else its assignment's): no worker waits long at the end.
         cost = {a: reference.expected_seconds() for a, reference in self.references.items()}
-        return sorted(runs, key=lambda run: -cost[run.job.assignment])
+        return longest_first(runs, self.durations, cost)
 
     def _kept(self, submission: Submission) -> SubmissionResult | None:
         if not (self.settings.reuse_results and self.store is not None):
@@ -331,6 +335,8 @@ class GradingRun:
             self.cache.save(reference.key, reference.tasks, record)
 
     def _student_done(self, run: SubmissionRun) -> None:
+        if self.durations is not None:  # the next run's order
+            self.durations.note(run)
         for number in [run.key[1], *self.copies.get(run.key[1], [])]:
             self.deliver(self.submissions[number], run.record)
         run.record = None  # judged: only the result is kept (a class's records would not fit in memory)
@@ -392,9 +398,3 @@ def judge_submission(submission: Submission, record: RunRecord | None,
     notes += [f"{submission.source.where(cell, None) or 'the file'} raised {error.type}: "
               f"{error.message.splitlines()[0] if error.message else ''}" for cell, error in record.load_errors]
     return SubmissionResult(shown_as, student, assignment.id, exercises, seconds=record.seconds, notes=notes)
-
-
-def _content(path: Path) -> bytes:
-    """The file's bytes for its journal key, read as the loader reads it (no link, no FIFO, bounded size)."""
-    data = read_bytes(path)
-    return data if isinstance(data, bytes) else data.encode("utf-8", "replace")

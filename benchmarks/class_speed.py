@@ -8,9 +8,11 @@ s000, s001, ... so that each size has the example class's mix of assignments and
 gets a comment line of its own in its first solution cell, so no two files have the same bytes: the
 kit's grading of byte-identical submissions once (dedupe) cannot help, every submission really runs.
 
-The kit runs twice per size: with an empty reference cache (it runs the reference solutions and the
-mistake models itself: a first run with a new seed), and with the reference outcomes kept by an earlier
-run with the same seed (AUTOGRADER_CACHE; what a second run, a regrade, or a class graded in shards pays).
+The kit runs three times per size: with an empty reference cache (it runs the reference solutions and the
+mistake models itself: a first run with a new seed), and twice with the reference outcomes kept by an earlier
+run with the same seed (AUTOGRADER_CACHE; what a second run, a regrade, or a class graded in shards pays):
+first without the times the first run kept of each program (the order a first grading of these programs
+has: by assignment), then with them (a regrade's: longest first by each program's own time).
 ``--dedupe-row`` adds, for sizes above the example class's 29 notebooks, a run of a class whose copies of
 the same example run the SAME code and differ only as re-saved notebooks do (metadata), to show what
 grading each program once saves, apart.
@@ -370,8 +372,13 @@ def main() -> None:
             folder = scratch / f"kit{size}"
             build_class(folder, size)
             cold = kit(folder, args.jobs, scratch / f"cache-cold-{size}")  # empty: a first run with this seed
-            warm = kit(folder, args.jobs, scratch / f"cache-cold-{size}")  # the outcomes the first run kept
-            runs = [("empty", cold), ("kept", warm)]
+            # The outcomes the first run kept, first without its programs' times (the order by assignment that a
+            # first grading of these programs has), then with them (a regrade's order: longest first by each
+            # program's time in the run before, ``store.durations``).
+            (scratch / f"cache-cold-{size}" / "durations.json").unlink(missing_ok=True)
+            unseen = kit(folder, args.jobs, scratch / f"cache-cold-{size}")
+            warm = kit(folder, args.jobs, scratch / f"cache-cold-{size}")
+            runs = [("empty", cold), ("kept, programs not seen before", unseen), ("kept", warm)]
             if args.dedupe_row and size > len(examples()):
                 copies = scratch / f"copies{size}"
                 build_class(copies, size, distinct=False)
@@ -411,6 +418,10 @@ def main() -> None:
                                f"the measured; CPU {warm['cpu'] / low['cpu']:.2f}x, {warm['cpu'] / real['cpu']:.2f}x; "
                                f"median per submission {warm['median'] / low['median']:.2f}x, "
                                f"{warm['median'] / real['median']:.2f}x")
+                details.append(f"  N = {size}, the same, programs not seen before: wall "
+                               f"{unseen['wall'] / low['wall']:.2f}x the division, "
+                               f"{unseen['wall'] / real['wall']:.2f}x the measured; median per submission "
+                               f"{unseen['median'] / low['median']:.2f}x, {unseen['median'] / real['median']:.2f}x")
             if nb:
                 rows.append(("nbgrader autograde", str(size), "", f"{nb['wall']:.1f}", f"{nb['median']:.2f}",
                              f"{nb['cpu']:.1f}", f"{nb['peak']:.0f}", ""))

@@ -612,7 +612,7 @@ def entries_verify(cache: Path) -> list[str]:
 
     key = read_quietly(cache / "key")
     bad = []
-    for path in [*cache.glob("reference-*.json"), *cache.glob("results/result-*.json")]:
+    for path in [*cache.glob("reference-*.json"), *cache.glob("results/result-*.json"), *cache.glob("durations.json")]:
         mac, _, data = read_quietly(path).partition(b"\n")
         if not hmac.compare_digest(mac, b"hmac-sha256:" + hmac.new(key, data, hashlib.sha256).hexdigest().encode()):
             bad.append(path.name)

@@ -398,7 +398,7 @@ def test_the_cache_holds_nothing_a_child_wrote_and_every_entry_verifies(hostile)
     an entry: what the folder holds is the grader's, each entry under its key."""
     files = [p.relative_to(hostile.cache).as_posix() for p in hostile.cache.rglob("*") if p.is_file()]
     assert [name for name in files if name.startswith("reference-")], "the run kept its reference outcomes"
-    assert not [name for name in files if not re.fullmatch(r"key|reference-[0-9a-f]{64}\.json|"
+    assert not [name for name in files if not re.fullmatch(r"key|reference-[0-9a-f]{64}\.json|durations\.json|"
                                                             r"results/result-[0-9a-f]{64}\.json", name)], files
     assert entries_verify(hostile.cache) == []  # nothing rewritten: each entry verifies under the folder's key
     assert oct(hostile.cache.stat().st_mode & 0o777) == "0o700"

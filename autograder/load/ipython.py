@@ -30,7 +30,9 @@ def neutralise_ipython(source: str) -> tuple[str, str | None]:
         if name not in RUNNABLE_CELL_MAGICS:
             return "", f"cell magic %%{name} is not run by the grader"
         lines[first] = ""
-    string_lines = _lines_inside_strings("\n".join(lines))
+    # Tokenizing is most of a notebook's reading time: only where a line could be IPython is it needed.
+    could_be = any(_MAGIC_LINE.match(line) or _HELP_LINE.match(line) or _SHELL_ASSIGN.match(line) for line in lines)
+    string_lines = _lines_inside_strings("\n".join(lines)) if could_be else set()
     out = []
     for number, line in enumerate(lines, start=1):
         if number in string_lines:

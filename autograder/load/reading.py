@@ -118,11 +118,17 @@ def refusal(reason: str) -> str:
 
 
 def _depth(tree: ast.AST) -> int:
-    deepest, pending = 0, [(tree, 1)]
-    while pending:
-        node, depth = pending.pop()
-        deepest = max(deepest, depth)
-        if deepest > MAX_DEPTH:
-            return deepest
-        pending.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
-    return deepest
+    """The tree's depth, or MAX_DEPTH + 1 once it is deeper; level by level (a third of a notebook's reading)."""
+    depth, level = 1, [tree]
+    while depth <= MAX_DEPTH:
+        level = [child for node in level for child in ast.iter_child_nodes(node)]
+        if not level:
+            return depth
+        depth += 1
+    return depth
+
+
+def content_for_key(path: Path) -> bytes:
+    """The file's bytes for a journal key, read as the loader reads it (no link, no FIFO, bounded size)."""
+    data = read_bytes(path)
+    return data if isinstance(data, bytes) else data.encode("utf-8", "replace")
