@@ -88,7 +88,8 @@ def test_cached_reference_outcomes_give_the_results_of_a_run_without_the_cache(c
     off = grade_with(str(class_folder), *ARGS, "--jobs", "2", cache="off")
     assert off.returncode == 0, off.stderr
     assert json.loads(first.stdout) == json.loads(second.stdout) == json.loads(off.stdout) == one_job
-    assert sorted(p.name for p in folder.iterdir()) == ["key", entry.name, "results"]  # the kept grades, the key
+    # the kept grades, the programs' times (the next run's order), the key
+    assert sorted(p.name for p in folder.iterdir()) == ["durations.json", "key", entry.name, "results"]
 
     def rewrite(change, sign: bool = True) -> None:
         """Change the entry's data; with ``sign``, also its MAC, under the cache's key (else it no longer
