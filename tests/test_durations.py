@@ -77,7 +77,7 @@ def program(assignment: str, code: str) -> SimpleNamespace:
 def test_unknown_programs_are_expected_to_compare_with_their_reference_as_the_known_ones_do(tmp_path):
     a, b = program("custom_gradients", "a = 1"), program("higher_order", "b = 1")
     c, d = program("jacobians", "c = 1"), program("custom_gradients", "d = 1")
-    durations = Durations(tmp_path / FILE, known={program_key(a): 4.0, program_key(b): 1.0})
+    durations = Durations(tmp_path / FILE, loaded={program_key(a): 4.0, program_key(b): 1.0})
     reference = {"custom_gradients": 2.0, "higher_order": 0.25, "jacobians": 1.5}  # ratios 2 and 4: median 3
     # c: 1.5 s x 3 = 4.5; d: its assignment's known median, 4.0, tied with a, before it as given; b: 1.0.
     assert longest_first([b, d, a, c], durations, reference) == [c, d, a, b]
@@ -116,11 +116,23 @@ def test_saving_merges_with_another_graders_writes_and_keeps_the_last_noted(tmp_
     ours.save()
     theirs.save()
     assert Durations.inside(folder).known == {"y": 2.0, "z": 3.0, "x": 4.0}
-    monkeypatch.setattr("autograder.store.durations.KEEP", 2)
-    ours.noted = {"w": 5.0}
+    monkeypatch.setattr("autograder.store.durations.KEEP", 3)
+    ours.noted = {"w": 5.0, "v": 6.0}
     ours.save()
-    assert Durations.inside(folder).known == {"x": 4.0, "w": 5.0}  # the oldest noted go first
+    assert Durations.inside(folder).known == {"x": 4.0, "w": 5.0, "v": 6.0}  # the oldest noted go first
     assert KEEP >= 10_000  # a few large classes' worth
+
+
+def test_a_run_of_one_program_reads_and_writes_nothing(tmp_path):
+    """nbgrader's graded cells grade one notebook a run: no order to choose, no file to rewrite each time."""
+    folder = tmp_path / "cache"
+    alone = Durations.inside(folder)
+    alone.noted = {"x": 1.0}
+    alone.save()
+    assert not (folder / FILE).exists()
+    (run,) = [program("custom_gradients", "a = 1")]
+    unread = Durations(folder / FILE)
+    assert longest_first([run], unread, {}) == [run] and unread.loaded is None
 
 
 @pytest.mark.slow

@@ -24,7 +24,7 @@ from autograder.store.atomic import folder_key, read_entry, write_entry
 if TYPE_CHECKING:
     from autograder.run.supervisor import SubmissionRun
 
-KEEP = 50_000  # programs (about 90 bytes each)
+KEEP = 20_000  # programs (about 90 bytes each), as many as the kept grades
 FILE = "durations.json"
 
 
@@ -38,14 +38,18 @@ def program_key(run: SubmissionRun) -> str:
 class Durations:
     path: Path
     secret: bytes | None = field(default=None, repr=False)
-    known: dict[str, float] = field(default_factory=dict)  # the file's, when the run began
+    loaded: dict[str, float] | None = None  # the file's, read when first needed
     noted: dict[str, float] = field(default_factory=dict)  # this run's, written by ``save``
 
     @classmethod
     def inside(cls, cache_folder: Path) -> "Durations":
-        durations = cls(Path(cache_folder) / FILE, folder_key(Path(cache_folder)))
-        durations.known = durations._read()
-        return durations
+        return cls(Path(cache_folder) / FILE, folder_key(Path(cache_folder)))
+
+    @property
+    def known(self) -> dict[str, float]:
+        if self.loaded is None:
+            self.loaded = self._read()
+        return self.loaded
 
     def seconds(self, run: SubmissionRun) -> float | None:
         return self.known.get(program_key(run))
@@ -62,8 +66,10 @@ class Durations:
         return {assignment: statistics.median(values) for assignment, values in by_assignment.items()}
 
     def save(self) -> None:
-        """This run's durations over what the file holds now (another grader may have written since)."""
-        if not self.noted:
+        """This run's durations over what the file holds now (another grader may have written since). A run of
+        one program has no order to choose (nbgrader's graded cells grade notebook by notebook): nothing is read
+        or written for it."""
+        if len(self.noted) < 2:
             return
         merged = self._read()
         for key, seconds in self.noted.items():
@@ -90,6 +96,8 @@ def longest_first(runs: Sequence[SubmissionRun], durations: Durations | None,
     assignment's known programs, or, where none is known, its reference's time scaled by how the known
     assignments compared with their references (the reference runs warm, with no mistake: students take
     longer). With no history at all, that is the order by assignment of the reference's times."""
+    if len(runs) < 2:
+        return list(runs)  # nothing to order: the file is not read
     known = [durations.seconds(run) if durations is not None else None for run in runs]
     typical = durations.typical() if durations is not None else {}
     ratios = [seconds / reference_seconds[a] for a, seconds in typical.items() if reference_seconds.get(a, 0) > 0]
