@@ -297,7 +297,7 @@ class GradingRun:
                                   wanted=CasePlan(reference, tasks).wanted))
         # Longest first (by a program's last time, else its assignment's): no worker waits long at the end.
         cost = {a: reference.expected_seconds() for a, reference in self.references.items()}
-        return longest_first(runs, self.durations, cost)
+        return longest_first(runs, [self.submissions[run.key[1]] for run in runs], self.durations, cost)
 
     def _kept(self, submission: Submission) -> SubmissionResult | None:
         if not (self.settings.reuse_results and self.store is not None):
@@ -336,7 +336,7 @@ class GradingRun:
 
     def _student_done(self, run: SubmissionRun) -> None:
         if self.durations is not None:  # the next run's order
-            self.durations.note(run)
+            self.durations.note(self.submissions[run.key[1]], run.record.seconds)
         for number in [run.key[1], *self.copies.get(run.key[1], [])]:
             self.deliver(self.submissions[number], run.record)
         run.record = None  # judged: only the result is kept (a class's records would not fit in memory)

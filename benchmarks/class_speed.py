@@ -345,6 +345,8 @@ def nbgrader(folder: Path, cache: Path, graded_first: bool = False) -> dict:
 
 
 def main() -> None:
+    from autograder.store.durations import FILE as DURATIONS  # the programs' times a kept cache holds
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[20, 200])
     parser.add_argument("--jobs", type=int, default=2)
@@ -375,7 +377,7 @@ def main() -> None:
             # The outcomes the first run kept, first without its programs' times (the order by assignment that a
             # first grading of these programs has), then with them (a regrade's order: longest first by each
             # program's time in the run before, ``store.durations``).
-            (scratch / f"cache-cold-{size}" / "durations.json").unlink(missing_ok=True)
+            (scratch / f"cache-cold-{size}" / DURATIONS).unlink(missing_ok=True)
             unseen = kit(folder, args.jobs, scratch / f"cache-cold-{size}")
             warm = kit(folder, args.jobs, scratch / f"cache-cold-{size}")
             runs = [("empty", cold), ("kept, programs not seen before", unseen), ("kept", warm)]

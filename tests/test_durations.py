@@ -47,8 +47,7 @@ def test_a_second_run_starts_the_programs_that_took_longest_first(tmp_path):
     took = {"ada/custom_gradients.ipynb": 0.2, "bram/custom_gradients.ipynb": 9.0,
             "esra/higher_order.ipynb": 6.0, "dev/jacobians.ipynb": 3.0}
     for each, name in zip(runs, names(run, runs)):
-        each.record.seconds = took[name]
-        durations.note(each)
+        durations.note(run.submissions[each.key[1]], took[name])
     durations.save()
     again, runs = scheduled(cache, CLASS)
     assert names(again, runs) == sorted(took, key=lambda name: -took[name])
@@ -60,8 +59,7 @@ def test_a_program_not_seen_before_takes_its_assignments_median(tmp_path):
     durations = Durations.inside(run.cache.folder)
     took = {"ada/custom_gradients.ipynb": 4.0, "bram/custom_gradients.ipynb": 6.0, "esra/higher_order.ipynb": 1.0}
     for each, name in zip(runs, names(run, runs)):
-        each.record.seconds = took[name]
-        durations.note(each)
+        durations.note(run.submissions[each.key[1]], took[name])
     durations.save()
     # A new custom_gradients program: 5 s expected (its assignment's median), more than esra's 1 s.
     new = EXAMPLES / "chiara" / "custom_gradients" / "custom_gradients.ipynb"
@@ -69,30 +67,31 @@ def test_a_program_not_seen_before_takes_its_assignments_median(tmp_path):
     assert names(again, runs) == ["chiara/custom_gradients.ipynb", "esra/higher_order.ipynb"]
 
 
-def program(assignment: str, code: str) -> SimpleNamespace:
-    """A run as ``longest_first`` reads it: its job's assignment and cells."""
-    return SimpleNamespace(job=SimpleNamespace(assignment=assignment, cells=[(3, code, "<cell 3>")]))
+def program(assignment: str, digest: str) -> SimpleNamespace:
+    """A submission as ``longest_first`` reads it: its assignment and its program's digest."""
+    return SimpleNamespace(assignment=assignment, program=digest)
 
 
 def test_unknown_programs_are_expected_to_compare_with_their_reference_as_the_known_ones_do(tmp_path):
-    a, b = program("custom_gradients", "a = 1"), program("higher_order", "b = 1")
-    c, d = program("jacobians", "c = 1"), program("custom_gradients", "d = 1")
+    a, b = program("custom_gradients", "aa"), program("higher_order", "bb")
+    c, d = program("jacobians", "cc"), program("custom_gradients", "dd")
     durations = Durations(tmp_path / FILE, loaded={program_key(a): 4.0, program_key(b): 1.0})
     reference = {"custom_gradients": 2.0, "higher_order": 0.25, "jacobians": 1.5}  # ratios 2 and 4: median 3
     # c: 1.5 s x 3 = 4.5; d: its assignment's known median, 4.0, tied with a, before it as given; b: 1.0.
-    assert longest_first([b, d, a, c], durations, reference) == [c, d, a, b]
-    assert longest_first([b, d, a, c], None, reference) == [d, a, c, b]  # no history: the references' times
+    given = [b, d, a, c]
+    assert longest_first(given, given, durations, reference) == [c, d, a, b]
+    assert longest_first(given, given, None, reference) == [d, a, c, b]  # no history: the references' times
 
 
 def test_the_same_program_resaved_shares_its_time_and_another_program_does_not(tmp_path):
-    run, (first,) = scheduled(tmp_path / "a", CLASS[:1])
+    first = scheduled(tmp_path / "a", CLASS[:1])[0].submissions[0]
     notebook = json.loads(CLASS[0].read_text(encoding="utf-8"))
     notebook["metadata"]["saved_by"] = "JupyterLab"  # re-saved: outputs and metadata are not the program
     resaved = tmp_path / "student" / "custom_gradients.ipynb"
     resaved.parent.mkdir()
     resaved.write_text(json.dumps(notebook), encoding="utf-8")
-    _, (second,) = scheduled(tmp_path / "b", [resaved])
-    _, (other,) = scheduled(tmp_path / "c", CLASS[1:2])
+    second = scheduled(tmp_path / "b", [resaved])[0].submissions[0]
+    other = scheduled(tmp_path / "c", CLASS[1:2])[0].submissions[0]
     assert program_key(first) == program_key(second) != program_key(other)
 
 
@@ -130,9 +129,9 @@ def test_a_run_of_one_program_reads_and_writes_nothing(tmp_path):
     alone.noted = {"x": 1.0}
     alone.save()
     assert not (folder / FILE).exists()
-    (run,) = [program("custom_gradients", "a = 1")]
+    only = [program("custom_gradients", "aa")]
     unread = Durations(folder / FILE)
-    assert longest_first([run], unread, {}) == [run] and unread.loaded is None
+    assert longest_first(only, only, unread, {}) == only and unread.loaded is None
 
 
 @pytest.mark.slow
@@ -140,10 +139,10 @@ def test_a_real_run_notes_every_program_and_the_grades_do_not_depend_on_the_orde
     cache = tmp_path / "cache"
     found = [Found(path, f"{path.parent.parent.name}/{path.name}") for path in CLASS[:2]]
     first = grade(found, Settings(seed=1, cache=cache, jobs=2))
-    run, runs = scheduled(cache, CLASS[:2])
+    run, _ = scheduled(cache, CLASS[:2])
     known = Durations.inside(run.cache.folder).known
-    assert {program_key(each) for each in runs} <= set(known)
-    assert all(0 < known[program_key(each)] < 60 for each in runs)
+    assert {program_key(each) for each in run.submissions} <= set(known)
+    assert all(0 < known[program_key(each)] < 60 for each in run.submissions)
     second = grade(found, Settings(seed=1, cache=cache, jobs=2))
     strip = [dict(vars(result), seconds=0) for result in first.results]
     assert strip == [dict(vars(result), seconds=0) for result in second.results]

@@ -7,31 +7,32 @@ graded again after late submissions knows each program's own time from the run b
 changes, never a grade: a duration read wrong or forged costs time, nothing else.
 
 One file in the cache folder, an entry of ``store.atomic`` (HMAC under the folder's key), keyed by the
-assignment and the code the child runs (its cells as the child gets them: a re-saved notebook is the same
-program); timeouts and crashes count too (they are the long ones). The ``KEEP`` noted last are kept.
+assignment and the plan's digest of the code the child runs (``load.program.program_digest``: a re-saved
+notebook is the same program); timeouts and crashes count too (they are the long ones). The ``KEEP`` noted
+last are kept.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Sequence, TypeVar
 
 from autograder.store.atomic import folder_key, read_entry, write_entry
 
 if TYPE_CHECKING:
-    from autograder.run.supervisor import SubmissionRun
+    from autograder.pipeline import Submission
+
+R = TypeVar("R")
 
 KEEP = 20_000  # programs (about 90 bytes each), as many as the kept grades
 FILE = "durations.json"
 
 
-def program_key(run: SubmissionRun) -> str:
-    """The assignment and a digest of the cells the child runs (what the time depends on, with the cases)."""
-    cells = json.dumps([list(cell) for cell in run.job.cells])
-    return f"{run.job.assignment}:{hashlib.sha256(cells.encode()).hexdigest()[:40]}"
+def program_key(submission: Submission) -> str:
+    """Its assignment and the digest of the code its child runs (what the time depends on, with the cases)."""
+    return f"{submission.assignment}:{submission.program[:40]}"
 
 
 @dataclass
@@ -51,12 +52,12 @@ class Durations:
             self.loaded = self._read()
         return self.loaded
 
-    def seconds(self, run: SubmissionRun) -> float | None:
-        return self.known.get(program_key(run))
+    def seconds(self, submission: Submission) -> float | None:
+        return self.known.get(program_key(submission))
 
-    def note(self, run: SubmissionRun) -> None:
+    def note(self, submission: Submission, seconds: float) -> None:
         """A finished run's time (from its first child's start: waiting in the queue is not its time)."""
-        self.noted[program_key(run)] = round(float(run.record.seconds), 3)
+        self.noted[program_key(submission)] = round(float(seconds), 3)
 
     def typical(self) -> dict[str, float]:
         """Each assignment's median time over its known programs."""
@@ -88,9 +89,9 @@ class Durations:
         return {str(k): float(v) for k, v in loaded.items() if isinstance(v, (int, float)) and v >= 0}
 
 
-def longest_first(runs: Sequence[SubmissionRun], durations: Durations | None,
-                  reference_seconds: dict[str, float]) -> list[SubmissionRun]:
-    """``runs`` sorted longest first; ties keep the order given.
+def longest_first(runs: Sequence[R], submissions: Sequence[Submission], durations: Durations | None,
+                  reference_seconds: dict[str, float]) -> list[R]:
+    """``runs`` (of ``submissions``, in the same order) sorted longest first; ties keep the order given.
 
     A program graded before is expected to take what it took then. One that was not takes the median of its
     assignment's known programs, or, where none is known, its reference's time scaled by how the known
@@ -98,7 +99,7 @@ def longest_first(runs: Sequence[SubmissionRun], durations: Durations | None,
     longer). With no history at all, that is the order by assignment of the reference's times."""
     if len(runs) < 2:
         return list(runs)  # nothing to order: the file is not read
-    known = [durations.seconds(run) if durations is not None else None for run in runs]
+    known = [durations.seconds(submission) if durations is not None else None for submission in submissions]
     typical = durations.typical() if durations is not None else {}
     ratios = [seconds / reference_seconds[a] for a, seconds in typical.items() if reference_seconds.get(a, 0) > 0]
     scale = statistics.median(ratios) if ratios else 1.0
@@ -106,7 +107,7 @@ def longest_first(runs: Sequence[SubmissionRun], durations: Durations | None,
     def expected(number: int) -> float:
         if known[number] is not None:
             return known[number]
-        assignment = runs[number].job.assignment
+        assignment = submissions[number].assignment
         return typical.get(assignment, reference_seconds.get(assignment, 0.0) * scale)
 
     return [runs[number] for number in sorted(range(len(runs)), key=lambda number: -expected(number))]
