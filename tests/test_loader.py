@@ -54,3 +54,20 @@ def test_read_only_demo_cells_are_skipped_unless_the_student_uses_what_they_defi
     assert skipped["demo_a"] == READ_ONLY_DEMO  # `x` is only a parameter in the student's code
     assert skipped["demo_b"] is None  # the solution calls `helper`, which only this demo defines
     assert skipped["check_log1pexp"].startswith("a test cell")
+
+
+def test_a_percent_line_inside_a_string_stays_text_when_it_is_the_only_line_that_looks_like_ipython():
+    code = "doc = '''\n%not a magic\n!nor a shell line\n'''\n"  # the tokenizer runs only for such cells: here it must
+    assert neutralise_ipython(code) == (code, None)
+    plain = "def f(x):\n    return x % 2\n"  # nothing that could be IPython: returned as it was, untokenized
+    assert neutralise_ipython(plain) == (plain, None)
+
+
+def test_a_cell_nested_to_the_limit_is_read_and_one_level_deeper_is_refused():
+    from autograder.load.reading import MAX_DEPTH, unreadable_code
+
+    # Module, Assign, then one level per unary minus and the constant: 197 minus signs make MAX_DEPTH = 200 levels.
+    assert MAX_DEPTH == 200
+    assert unreadable_code("x = " + "-" * 197 + "1\n", "cell [1]") is None
+    assert unreadable_code("x = " + "-" * 198 + "1\n", "cell [1]") == (
+        "cell [1] is nested 201 levels deep, more than the 200 the grader reads")
