@@ -53,6 +53,7 @@ class Graded:
 
     results: list[SubmissionResult]
     seed: int
+    unreadable: list[tuple[str, str]] = field(default_factory=list)  # (submission, why): graded as errors, or unknown
 
 
 @dataclass
@@ -210,7 +211,8 @@ class GradingRun:
             self.store.trim()
         if self.durations is not None:
             self.durations.save()
-        return Graded([self.results[number] for number in range(len(self.submissions))], self.seed)
+        return Graded([self.results[number] for number in range(len(self.submissions))], self.seed,
+                      [(s.found.shown_as, problem) for s in self.submissions if (problem := unreadable(s))])
 
     # ---------------------------------------------------------------- 1. plan
     def plan(self, found: list[Found]) -> None:
@@ -360,14 +362,23 @@ class GradingRun:
         self.on_result(result)
 
 
+def unreadable(submission: Submission) -> str | None:
+    """Why nothing in a submission could be graded (its file, or which assignment it is for); None when it could."""
+    if submission.source.problem:
+        return submission.source.problem + ("" if submission.assignment else f"; {UNKNOWN_ASSIGNMENT}")
+    return None if submission.assignment else UNKNOWN_ASSIGNMENT
+
+
+UNKNOWN_ASSIGNMENT = "cannot tell which assignment this is: pass --assignment ID"
+
+
 def judge_submission(submission: Submission, record: RunRecord | None,
                      reference: Reference | None) -> SubmissionResult:
     """A submission's result: every exercise's evidence judged against the reference's."""
     student = student_name(submission.found.path)
     shown_as = submission.found.shown_as
     if submission.assignment is None:
-        return SubmissionResult(shown_as, student, "unknown", [],
-                                notes=["cannot tell which assignment this is: pass --assignment ID"])
+        return SubmissionResult(shown_as, student, "unknown", [], notes=[unreadable(submission)])
     assignment = reference.assignment if reference is not None else assignment_by_id(submission.assignment)
     if submission.source.problem or record is None:
         return unreadable_result(shown_as, student, assignment, submission.source.problem or "not graded")

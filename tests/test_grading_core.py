@@ -103,7 +103,7 @@ def broken(tmp_path_factory):
     (folder / "good.py").write_text(GOOD_LOG1PEXP)
     (folder / "autograph.py").write_text((ROOT / "tests" / "submissions" / "autograph_loop.py").read_text())
     results = grade_json(str(folder), "--assignment", "custom_gradients", "--seed", "3",
-                         "--cell-time-limit", "8", "--case-time-limit", "8")
+                         "--cell-time-limit", "8", "--case-time-limit", "8", exit_code=1)  # 1: four unreadable
     validate_contract_json(results)
     return by_file(results)
 

@@ -273,8 +273,14 @@ def test_every_file_of_the_folder_has_an_expectation():
 
 # --------------------------------------------------------------------------- the grader survives
 
-def test_grader_survives_and_exits_zero(hostile):
-    assert hostile.returncode == 0, hostile.describe()
+def test_grader_survives_and_exits_one_naming_exactly_the_files_it_could_not_read(hostile):
+    """Exit 1: the report is written, and the broken files (each with its result) are named on stderr."""
+    assert hostile.returncode == 1, hostile.describe()
+    said = {Path(line.split(" could not be graded: ")[0].removeprefix("autograder: error: ")).name
+            for line in hostile.stderr.decode(errors="replace").splitlines() if " could not be graded: " in line}
+    unreadable = {name for name, result in results_of(hostile).items()
+                  if all("could not be read" in e["feedback"] for e in result["exercises"])}
+    assert said == unreadable and "broken_invalid_json.ipynb" in said and not said & set(HONEST), (said, unreadable)
 
 
 def test_results_file_is_the_graders_contract_json_with_one_object_per_file(hostile):
