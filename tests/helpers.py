@@ -29,6 +29,32 @@ ASSIGNMENT_IDS = ("custom_gradients", "higher_order", "jacobians")
 BIN = Path(sys.executable).parent
 
 
+# --------------------------------------------------------------------------- time limits on a shared machine
+
+SLOWNESS_VARIABLE = "AUTOGRADER_TEST_SLOWNESS"  # forces the factor below (e.g. 4 on a machine known to be busy)
+
+
+def machine_slowness() -> float:
+    """How many times slower than on a quiet machine work runs here now (at least 1): the larger of the load
+    average per core (runnable processes sharing each core) and the measured wall time per CPU second of a short
+    busy loop of this process. A test whose grader must finish honest work within a wall-clock limit multiplies
+    that limit by this, so that load makes the test slower, never red."""
+    forced = os.environ.get(SLOWNESS_VARIABLE)
+    if forced:
+        return max(1.0, float(forced))
+    load = os.getloadavg()[0] / (os.cpu_count() or 1)
+    wall, cpu = time.perf_counter(), time.process_time()
+    while time.process_time() - cpu < 0.05:
+        pass
+    measured = (time.perf_counter() - wall) / max(time.process_time() - cpu, 1e-6)
+    return max(1.0, load, measured)
+
+
+def under_load(seconds: float, slowness: float | None = None) -> int:
+    """``seconds`` on a quiet machine, scaled by ``machine_slowness()`` (whole seconds: they appear in messages)."""
+    return math.ceil(seconds * (machine_slowness() if slowness is None else slowness))
+
+
 def quiet_env(**extra: str) -> dict[str, str]:
     """The environment for a subprocess: TensorFlow silent, the venv's tools on PATH (nbgrader calls alembic)."""
     env = quiet_environment()
@@ -746,3 +772,45 @@ def with_cell(notebook: Path, target: Path, code: str, after: str = "setup") -> 
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(data, indent=1), encoding="utf-8")
     return target
+
+
+# --------------------------------------------------------------------------- the checkout stays as cloned
+
+# What Python, pytest and the venv's install leave in a checkout by themselves: not the tests' doing.
+EXPECTED_LITTER = {".pytest_cache", "__pycache__", ".venv"}
+
+
+def checkout_entries(root: Path) -> set[str] | None:
+    """What git sees in ``root`` beside its tracked files (untracked and ignored entries, as `git status --ignored`
+    lists them) but Python's, pytest's and the install's own; None where ``root`` is not a git work tree."""
+    try:
+        done = subprocess.run(["git", "status", "--porcelain=v1", "--ignored", "--untracked-files=normal", "-z"],
+                              cwd=root, capture_output=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0:
+        return None
+    entries = {entry[3:] for entry in done.stdout.decode(errors="replace").split("\0") if entry[:2] in ("??", "!!")}
+    return {entry for entry in entries
+            if not any(part in EXPECTED_LITTER or part.endswith(".egg-info") for part in Path(entry).parts)}
+
+
+WHEEL_SOURCES = ("pyproject.toml", "setup.py", "README.md", "autograder")
+
+
+def build_wheel(folder: Path) -> Path:
+    """The kit's wheel (the students' wheel), built from a copy of what the build reads: building in the checkout
+    itself would leave build/ and an egg-info there (setuptools builds in the source tree)."""
+    source = folder / "source"
+    for name in WHEEL_SOURCES:
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        else:
+            source.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, source / name)
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                           "--disable-pip-version-check", "-w", str(folder), str(source)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    [wheel] = folder.glob("*.whl")
+    return wheel

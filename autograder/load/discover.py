@@ -85,6 +85,12 @@ def detect_assignment(path: Path, source: SubmissionSource) -> str | None:
     return None
 
 
+def ungradable(source: SubmissionSource, assignment: str | None) -> str | None:
+    """Why nothing in a submission can be graded (its file cannot be read, or its assignment is unknown), or None."""
+    unknown = None if assignment else "cannot tell which assignment this is: pass --assignment ID"
+    return "; ".join(filter(None, (source.problem, unknown))) or None
+
+
 def in_shard(found: list[Found], k: int, n: int) -> list[Found]:
     """The K-th of N shares (1-based), by a hash of each path: stable when other files come and go."""
     def share(item: Found) -> int:
