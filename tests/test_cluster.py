@@ -249,7 +249,7 @@ def test_over_the_cluster_no_output_holds_the_secret_and_honest_work_gets_its_so
     copy_submissions(["honest_a.py", "leak_all_hidden_channels.py", "leak_td_loss_memory_oracle.py"], folder,
                      "cluster", seed=SECRET)
     options = ["--assignment", "custom_gradients", "--seed", str(SECRET), "--case-time-limit",
-               str(under_load(5)), "--format", "json"]  # the oracle's search and honest work finish within it
+               str(min(under_load(5), 20)), "--format", "json"]  # the oracle's search and honest work finish within it
     done = subprocess.run([sys.executable, "-m", "autograder", "grade", str(folder), *options, "--scheduler", address],
                           cwd=ROOT, env=cluster_env(cache), capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -29,7 +29,7 @@ pytestmark = [pytest.mark.slow,
                                  reason="becoming another user needs root and setpriv")]
 
 ASSIGNMENT = "custom_gradients"
-CASE = under_load(5)  # seconds: 5 on a quiet machine, scaled by the load when the module is collected
+CASE = min(under_load(5), 20)  # seconds: 5 on a quiet machine, scaled by the load (20: every case's own)
 LIMITS = ("--seed", "5", "--case-time-limit", str(CASE), "--cell-time-limit", str(CASE), "--time-limit", str(12 * CASE))
 UID = 3_000_000 + random.randrange(1_000_000)  # far from the machine's users and from the sandbox uids
 HONEST = ("honest_a.py", "honest_b.py", "honest_c.ipynb")
