@@ -4,16 +4,20 @@ Test modules import these from here (never from each other, nor from conftest.py
 """
 from __future__ import annotations
 
+import http.cookiejar
 import json
 import math
 import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.request
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
@@ -814,3 +818,55 @@ def build_wheel(folder: Path) -> Path:
     assert done.returncode == 0, done.stderr[-3000:]
     [wheel] = folder.glob("*.whl")
     return wheel
+
+
+# --------------------------------------------------------------------------- formgrader, as a browser uses it
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Formgrader:
+    """`jupyter server` in the course folder (nbgrader's formgrader in it), and a browser's cookies: what
+    formgrader's pages send. ``options``: more of the server's command line."""
+
+    def __init__(self, course: Path, env: dict[str, str], log: Path, token: str, *options: str):
+        self.base = f"http://127.0.0.1:{free_port()}"
+        self._log = log
+        self.server = subprocess.Popen(
+            [str(BIN / "jupyter"), "server", "--no-browser", "--ip=127.0.0.1", f"--port={self.base.rsplit(':', 1)[1]}",
+             f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={course}", "--allow-root", *options],
+            cwd=course, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True)
+        self.cookies = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.cookies))
+        deadline = time.monotonic() + 300
+        while True:  # the first page, with the token in its URL as `jupyter server` prints it: the login cookie
+            assert self.server.poll() is None, f"jupyter server stopped:\n{log.read_text()[-3000:]}"
+            try:
+                self.first_page = self.opener.open(f"{self.base}/formgrader?token={token}", timeout=120)
+                break
+            except (urllib.error.URLError, ConnectionError):
+                assert time.monotonic() < deadline, f"formgrader did not answer:\n{log.read_text()[-3000:]}"
+                time.sleep(0.5)
+
+    def get(self, path: str):
+        return json.load(self.opener.open(f"{self.base}{path}", timeout=120))
+
+    def page(self, path: str) -> str:
+        return self.opener.open(f"{self.base}{path}", timeout=120).read().decode("utf-8")
+
+    def click(self, path: str) -> dict:
+        """A button: `$.post(url)` with the X-CSRFToken header formgrader's backbone_xsrf.js adds."""
+        xsrf = next(c.value for c in self.cookies if c.name == "_xsrf")
+        request = urllib.request.Request(f"{self.base}{path}", data=b"", method="POST", headers={"X-CSRFToken": xsrf})
+        return json.load(self.opener.open(request, timeout=1800))
+
+    def stop(self) -> None:
+        self.server.terminate()
+        try:
+            self.server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.server.pid, 9)
+            self.server.wait()
