@@ -55,9 +55,9 @@ def prepare_course(config) -> None:
 
     coursedir = CourseDirectory(config=config)
     root = Path(coursedir.root)
-    tools = str(Path(sys.executable).parent)  # nbgrader runs `alembic` from PATH: the venv's, even if not activated
-    if tools not in os.environ.get("PATH", "").split(os.pathsep):
-        os.environ["PATH"] = os.pathsep.join(filter(None, (tools, os.environ.get("PATH"))))
+    tools = Path(sys.executable).parent  # nbgrader runs `alembic` from PATH: the venv's, even if not activated
+    if shutil.which("alembic") is None and (tools / "alembic").is_file():
+        os.environ["PATH"] = str(tools) + (os.pathsep + os.environ["PATH"] if "PATH" in os.environ else "")
     try:
         with _locked(root):
             _seed_example_class(root, root / coursedir.submitted_directory)
