@@ -184,6 +184,31 @@ def example_count(match: re.Match) -> str:
     return match.group(0).replace(match.group(1), str(len(golden())))
 
 
+def students_and_notebooks(match: re.Match) -> str:
+    students = len({r.student for r in golden()})
+    return re.sub(r"\d+ students, \d+ notebooks", f"{students} students, {len(golden())} notebooks", match.group(0))
+
+
+def example_students(match: re.Match) -> str:
+    return re.sub(r"\d+ students", f"{len({r.student for r in golden()})} students", match.group(0))
+
+
+def nbgrader_course_counts(_: re.Match) -> str:
+    """tests/test_nbgrader_course.py's course: the example class and one more custom_gradients notebook."""
+    from autograder.course import assignment_by_id
+
+    cells = sum(len(r.exercises) for r in golden()) + len(assignment_by_id("custom_gradients").exercises)
+    return f"({len(golden()) + 1} notebooks, {cells} graded cells)"
+
+
+NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+
+
+def class_run(match: re.Match) -> str:
+    references = NUMBER_WORDS[len({r.assignment for r in golden()})]
+    return f"the {len(golden())} notebooks plus the {references} references"
+
+
 def bram_text(_: re.Match) -> str:
     """`autograder grade <bram's higher_order> --seed 1`, as the text format prints it."""
     from autograder.report.text import submission_text
@@ -217,6 +242,10 @@ CLAIMS = [
     Claim("examples/github-actions/README.md", r"custom_gradients\.ipynb \(([\d.]+)\)", bram_cg_points),
     Claim("examples/github-actions/README.md", r"## Autograder: ([\d.]+ / \d+) points", bram_cg_score),
     Claim("README.md", r"then (\d+) notebooks graded in", example_count),
+    Claim("examples/README.md", r"\d+ students, \d+ notebooks", students_and_notebooks),
+    Claim("examples/README.md", r"the \d+ notebooks plus the \w+ references", class_run),
+    Claim("docs/nbgrader.md", r"\(`examples/submitted/`, \d+ students", example_students),
+    Claim("docs/nbgrader.md", r"\(\d+ notebooks, \d+ graded cells\)", nbgrader_course_counts),
 ]
 # One claim per row of the example class's table in examples/README.md (every row: the table is the class).
 EXAMPLE_ROW = r"^\| (\w+) \| (custom_gradients|higher_order|jacobians|implicit) \| ([\d.]+ / \d+) \|(.*)$"
