@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -90,6 +91,8 @@ def exercise_section(assignment, exercise) -> list[str]:
     summary = (getattr(module, "__doc__", "") or "").strip().split("\n\n")[0].replace("\n", " ")
     summary = summary.split(": ", 1)[1] if summary.startswith("``") and ": " in summary else summary
     summary = summary.replace("``", "`")
+    if re.match(r"[a-z]{2,} ", summary):  # a sentence (not a formula such as log(1 + e^x)): its first word capitalised
+        summary = summary[0].upper() + summary[1:]
     scope = exercise.scope
     inputs = " or ".join(scope.dtypes) + (", a Tensor or a tf.Variable" if scope.variables else "")
     reasons: list[str] = []
