@@ -35,8 +35,16 @@ from nbgrader.converters import Autograde  # noqa: E402
 from nbgrader.preprocessors import Execute  # noqa: E402
 
 EXECUTOR = "autograder.frontends.nbgrader_executor.ContainedExecute"
-c.Autograde.autograde_preprocessors = [EXECUTOR if step is Execute else step
+# Each step by its import name, as nbgrader reads them: formgrader's "Current configuration" panel shows them so.
+c.Autograde.autograde_preprocessors = [EXECUTOR if step is Execute else f"{step.__module__}.{step.__qualname__}"
                                        for step in Autograde.class_traits()["autograde_preprocessors"].default()]
+
+# Feedback pages (generate_feedback) readable on a phone and offline: a viewport, formulas as MathML, no MathJax
+# from a CDN (autograder/frontends/nbgrader_feedback.py). release_feedback releases every page a student can
+# fetch and names those of notebooks placed in submitted/ by hand, which nbgrader's own release stops at
+# (autograder/frontends/nbgrader_release.py).
+c.GenerateFeedback.exporter_class = "autograder.frontends.nbgrader_feedback.FeedbackExporter"
+c.ExchangeFactory.release_feedback = "autograder.frontends.nbgrader_release.ReleaseFeedback"
 
 # On the kernel path, graded cells call the kit's grader (autograder.graded_cell): it grades the whole notebook
 # once, in a separate contained process, on the first graded cell. Give that cell time, and tell the kernels

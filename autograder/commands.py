@@ -186,13 +186,14 @@ def grade_command(args) -> int:
         return 2
     if args.step_summary:
         platform_outputs.append_step_summary(shown, args.fail_under)
+    for submission, why in graded.unreadable:  # each has its result above; exit 1 says to look at them
+        print(f"autograder: error: {line(submission)} could not be graded: {line(why)}", file=sys.stderr)
     below = [r for r in results if args.fail_under is not None and r.score < args.fail_under]
     if below:
         print(f"autograder: {len(below)} submission{'s' if len(below) != 1 else ''} scored below --fail-under "
               f"{number(args.fail_under)}: " + ", ".join(f"{line(r.submission)} ({number(r.score)})" for r in below),
               file=sys.stderr)
-        return 1
-    return 0
+    return 1 if below or graded.unreadable else 0
 
 
 def where_next(results, feedback_dir: str | None, seed: int) -> str:

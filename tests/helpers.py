@@ -4,16 +4,20 @@ Test modules import these from here (never from each other, nor from conftest.py
 """
 from __future__ import annotations
 
+import http.cookiejar
 import json
 import math
 import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.request
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
@@ -29,6 +33,32 @@ ASSIGNMENT_IDS = ("custom_gradients", "higher_order", "jacobians")
 BIN = Path(sys.executable).parent
 
 
+# --------------------------------------------------------------------------- time limits on a shared machine
+
+SLOWNESS_VARIABLE = "AUTOGRADER_TEST_SLOWNESS"  # forces the factor below (e.g. 4 on a machine known to be busy)
+
+
+def machine_slowness() -> float:
+    """How many times slower than on a quiet machine work runs here now (at least 1): the larger of the load
+    average per core (runnable processes sharing each core) and the measured wall time per CPU second of a short
+    busy loop of this process. A test whose grader must finish honest work within a wall-clock limit multiplies
+    that limit by this, so that load makes the test slower, never red."""
+    forced = os.environ.get(SLOWNESS_VARIABLE)
+    if forced:
+        return max(1.0, float(forced))
+    load = os.getloadavg()[0] / (os.cpu_count() or 1)
+    wall, cpu = time.perf_counter(), time.process_time()
+    while time.process_time() - cpu < 0.05:
+        pass
+    measured = (time.perf_counter() - wall) / max(time.process_time() - cpu, 1e-6)
+    return max(1.0, load, measured)
+
+
+def under_load(seconds: float, slowness: float | None = None) -> int:
+    """``seconds`` on a quiet machine, scaled by ``machine_slowness()`` (whole seconds: they appear in messages)."""
+    return math.ceil(seconds * (machine_slowness() if slowness is None else slowness))
+
+
 def quiet_env(**extra: str) -> dict[str, str]:
     """The environment for a subprocess: TensorFlow silent, the venv's tools on PATH (nbgrader calls alembic)."""
     env = quiet_environment()
@@ -42,10 +72,11 @@ def run_autograder(*args: str, cwd: Path = ROOT, timeout: float = 900) -> subpro
                           capture_output=True, text=True, timeout=timeout)
 
 
-def grade_json(*args: str, cwd: Path = ROOT, timeout: float = 900) -> list[dict]:
-    """Run `autograder grade ... --format json` for real and parse what it printed."""
+def grade_json(*args: str, cwd: Path = ROOT, timeout: float = 900, exit_code: int = 0) -> list[dict]:
+    """Run `autograder grade ... --format json` for real and parse what it printed (``exit_code``: 1 where some
+    submission cannot be graded, which still gets its result)."""
     done = run_autograder("grade", *args, "--format", "json", cwd=cwd, timeout=timeout)
-    assert done.returncode == 0, f"autograder failed ({done.returncode}):\n{done.stderr[-3000:]}"
+    assert done.returncode == exit_code, f"autograder exited {done.returncode}:\n{done.stderr[-3000:]}"
     return json.loads(done.stdout)
 
 
@@ -745,3 +776,97 @@ def with_cell(notebook: Path, target: Path, code: str, after: str = "setup") -> 
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(data, indent=1), encoding="utf-8")
     return target
+
+
+# --------------------------------------------------------------------------- the checkout stays as cloned
+
+# What Python, pytest and the venv's install leave in a checkout by themselves: not the tests' doing.
+EXPECTED_LITTER = {".pytest_cache", "__pycache__", ".venv"}
+
+
+def checkout_entries(root: Path) -> set[str] | None:
+    """What git sees in ``root`` beside its tracked files (untracked and ignored entries, as `git status --ignored`
+    lists them) but Python's, pytest's and the install's own; None where ``root`` is not a git work tree."""
+    try:
+        done = subprocess.run(["git", "status", "--porcelain=v1", "--ignored", "--untracked-files=normal", "-z"],
+                              cwd=root, capture_output=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0:
+        return None
+    entries = {entry[3:] for entry in done.stdout.decode(errors="replace").split("\0") if entry[:2] in ("??", "!!")}
+    return {entry for entry in entries
+            if not any(part in EXPECTED_LITTER or part.endswith(".egg-info") for part in Path(entry).parts)}
+
+
+WHEEL_SOURCES = ("pyproject.toml", "setup.py", "README.md", "autograder")
+
+
+def build_wheel(folder: Path) -> Path:
+    """The kit's wheel (the students' wheel), built from a copy of what the build reads: building in the checkout
+    itself would leave build/ and an egg-info there (setuptools builds in the source tree)."""
+    source = folder / "source"
+    for name in WHEEL_SOURCES:
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        else:
+            source.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, source / name)
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                           "--disable-pip-version-check", "-w", str(folder), str(source)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    [wheel] = folder.glob("*.whl")
+    return wheel
+
+
+# --------------------------------------------------------------------------- formgrader, as a browser uses it
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Formgrader:
+    """`jupyter server` in the course folder (nbgrader's formgrader in it), and a browser's cookies: what
+    formgrader's pages send. ``options``: more of the server's command line."""
+
+    def __init__(self, course: Path, env: dict[str, str], log: Path, token: str, *options: str):
+        self.base = f"http://127.0.0.1:{free_port()}"
+        self._log = log
+        self.server = subprocess.Popen(
+            [str(BIN / "jupyter"), "server", "--no-browser", "--ip=127.0.0.1", f"--port={self.base.rsplit(':', 1)[1]}",
+             f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={course}", "--allow-root", *options],
+            cwd=course, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True)
+        self.cookies = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.cookies))
+        deadline = time.monotonic() + 300
+        while True:  # the first page, with the token in its URL as `jupyter server` prints it: the login cookie
+            assert self.server.poll() is None, f"jupyter server stopped:\n{log.read_text()[-3000:]}"
+            try:
+                self.first_page = self.opener.open(f"{self.base}/formgrader?token={token}", timeout=120)
+                break
+            except (urllib.error.URLError, ConnectionError):
+                assert time.monotonic() < deadline, f"formgrader did not answer:\n{log.read_text()[-3000:]}"
+                time.sleep(0.5)
+
+    def get(self, path: str):
+        return json.load(self.opener.open(f"{self.base}{path}", timeout=120))
+
+    def page(self, path: str) -> str:
+        return self.opener.open(f"{self.base}{path}", timeout=120).read().decode("utf-8")
+
+    def click(self, path: str) -> dict:
+        """A button: `$.post(url)` with the X-CSRFToken header formgrader's backbone_xsrf.js adds."""
+        xsrf = next(c.value for c in self.cookies if c.name == "_xsrf")
+        request = urllib.request.Request(f"{self.base}{path}", data=b"", method="POST", headers={"X-CSRFToken": xsrf})
+        return json.load(self.opener.open(request, timeout=1800))
+
+    def stop(self) -> None:
+        self.server.terminate()
+        try:
+            self.server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.server.pid, 9)
+            self.server.wait()

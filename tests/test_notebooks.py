@@ -14,7 +14,7 @@ import pytest
 from nbclient import NotebookClient
 
 from autograder.course import assignment_by_id
-from helpers import ASSIGNMENT_IDS, ROOT, quiet_env
+from helpers import ASSIGNMENT_IDS, ROOT, nbgrader_course, quiet_env
 
 pytestmark = pytest.mark.slow
 
@@ -131,7 +131,8 @@ def test_run_all_shows_a_failing_check_and_nbgrader_validate_still_reports_it(tm
     assert "SelfCheckFailed: straight_through_round: public checks failed [no-gradient]" in failed
     assert "SelfCheckFailed: log1pexp: public checks failed [ignores-upstream]" in failed
 
-    report = nbgrader_validate(student / source.name, ROOT)  # the course's nbgrader_config.py, its solutions
+    course = nbgrader_course(tmp_path / "course", ())  # the course's nbgrader_config.py and solutions, not the
+    report = nbgrader_validate(student / source.name, course)  # checkout: nbgrader there would write its seed
     assert "VALIDATION FAILED ON 2 CELL(S)!" in report, report[-3000:]
     failed = report[report.index("The following cell failed:"):]
     assert 'grade_exercise("custom_gradients", "straight_through_round")' in failed, failed[:2000]

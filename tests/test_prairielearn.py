@@ -24,7 +24,7 @@ from ansi2html import Ansi2HTMLConverter
 
 from autograder.model.results import ExerciseResult, Status, SubmissionResult
 from autograder.report.prairielearn import RESULTS_LIMIT, not_gradable, prairielearn_results
-from helpers import ASSIGNMENT_IDS, ROOT, hand_made_result, quiet_env, run_autograder
+from helpers import ASSIGNMENT_IDS, ROOT, hand_made_result, quiet_env, run_autograder, under_load
 
 EXAMPLE = ROOT / "examples" / "prairielearn"
 ENTRYPOINT = Path("serverFilesCourse") / "tf_autodiff_autograder" / "entrypoint"
@@ -179,7 +179,8 @@ def run_entrypoint(grade: Path, assignment: str = "custom_gradients") -> tuple[d
     entrypoint = grade / ENTRYPOINT
     entrypoint.chmod(0o755)  # as PrairieLearn does for an entrypoint under /grade
     env = quiet_env(PRAIRIELEARN_GRADE_ROOT=str(grade), AUTOGRADER_ASSIGNMENT=assignment,
-                    AUTOGRADER_CACHE=str(grade.parent / "cache"))
+                    AUTOGRADER_CACHE=str(grade.parent / "cache"),
+                    AUTOGRADER_TIMEOUT=str(under_load(100)))  # the entrypoint's default 100 s, scaled by the load
     env.pop("PYTHONPATH", None)
     done = subprocess.run([sys.executable, str(entrypoint)], cwd=grade, env=env, capture_output=True, text=True,
                           timeout=600)
