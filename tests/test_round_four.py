@@ -1,0 +1,134 @@
+"""Issue 32 (round four), each defence on its own, fast (no child runs unless marked slow).
+
+1. A hidden case's feedback is one of the contract's fixed kinds: whatever a submission's code does on a hidden
+   case (any exception type, message, line or file name; any shape, dtype or values; None; any exit), every
+   writer the kit has renders one of at most eight things for it (the six kinds, not run, passed), the same for outcomes of one kind.
+tests/test_hostile.py runs the attack files for real among honest neighbours (graded exactly as alone).
+"""
+from __future__ import annotations
+
+import builtins
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from autograder.course import assignment_by_id
+from autograder.judge.evaluate import ExerciseEvidence, evaluate_exercise
+from autograder.judge.hidden import HIDDEN_KINDS, MEMORY_ERRORS, every_hidden_message
+from autograder.load.cells import Cell, SubmissionSource
+from autograder.model.course import Case
+from autograder.model.outcomes import ErrorInfo, RunStatus, TaskOutcome, Value
+from autograder.model.results import SubmissionResult
+from helpers import every_rendering
+
+# --------------------------------------------------------------------------- 1. hidden feedback: fixed kinds
+
+JACOBIAN = assignment_by_id("jacobians").exercise("jacobian")
+EXPECTED = np.arange(6.0).reshape(2, 3)
+REFERENCE = TaskOutcome(RunStatus.OK, {"jacobian": Value(EXPECTED, "EagerTensor", "float32")})
+CASES = [Case("public", "float32 Tensor x = [1, 2, 3], f(x) = A x", {}, public=True),
+         Case("hidden", "float32 Tensor x of shape (3,), f(x) = A x", {})]
+CODE = "\n".join(f"line_{n} = {n}" for n in range(1, 200)) + "\n"
+SOURCE = SubmissionSource(Path("s.ipynb"), "notebook", cells=[Cell(n, CODE, CODE) for n in range(1, 9)])
+
+
+def _raised(type_: str, message: str, file: str, line: int, contract: bool = False) -> TaskOutcome:
+    return TaskOutcome(RunStatus.ERROR, error=ErrorInfo(type_, message, "builtins", contract,
+                                                       ((file, line, "jacobian", "raise"),)))
+
+
+def _returned(array, type_name: str = "EagerTensor", dtype: str = "float32") -> TaskOutcome:
+    return TaskOutcome(RunStatus.OK, {"jacobian": Value(None if array is None else np.asarray(array, float),
+                                                        type_name, dtype)})
+
+
+BUILTIN_ERRORS = sorted(name for name, value in vars(builtins).items() if isinstance(value, type)
+                        and issubclass(value, BaseException) and name not in MEMORY_ERRORS)
+# What the student's code can choose on a hidden case, by the kind the grader must reduce it to.
+ATTACKS: dict[str, list[TaskOutcome]] = {
+    "error": [_raised(kind, f"{n * 7919}", file, n) for n, kind in enumerate(BUILTIN_ERRORS[:40], start=1)
+              for file in ("<cell 3>", "<cell [3]>", "<submission>", f"<cell {n}>")]
+    + [_raised("LEAK918273645Error", "x", "<cell 1>", 5), _raised("NotImplementedError", "", "<cell 2>", 7),
+       TaskOutcome(RunStatus.CRASHED, message="the process exited with code 42 before grading finished"),
+       TaskOutcome(RunStatus.CRASHED, message="killed by SIGSEGV")],
+    "shape": [_returned(np.zeros(shape)) for shape in ((3,), (2,), (3, 2), (9, 1, 8), (1, 918273645 % 97))]
+    + [_raised("ContractError", "the Jacobian is a str, expected a tf.Tensor", "<cell 1>", 3, contract=True),
+       _raised("ContractError", "the Jacobian has shape (918273645,), expected (2, 3)", "", 0, contract=True)],
+    "values": [_returned(EXPECTED + delta) for delta in (1.0, -918273645.0, np.nan, np.inf, 1e-1)],
+    "none": [_returned(None, "NoneType", None)],
+    "timeout": [TaskOutcome(RunStatus.TIMEOUT, message=f"timeout after {s} s in jacobian") for s in (5, 20, 918)],
+    "memory": [TaskOutcome(RunStatus.MEMORY, message="memory limit of 2 GiB exceeded (918273645)"),
+               _raised("MemoryError", "918273645", "<cell 4>", 18), _raised("ResourceExhaustedError", "OOM", "", 0)],
+    "not-run": [TaskOutcome(RunStatus.NOT_RUN, message="not run: 918273645")],
+    # right numbers under any type name or dtype the exercise does not check: passed, nothing to show
+    "passed": [REFERENCE, _returned(EXPECTED, dtype="float64"), _returned(EXPECTED, "LEAK918273645", "LEAK")],
+}
+PUBLIC = {"public passes": REFERENCE, "public raises": _raised("ValueError", "public words", "<cell 3>", 2),
+          "public wrong": _returned(EXPECTED + 1.0)}
+
+
+def _result(public: TaskOutcome, hidden: TaskOutcome) -> SubmissionResult:
+    evidence = ExerciseEvidence(JACOBIAN, CASES, [public, hidden], [REFERENCE, REFERENCE],
+                                [[None, None] for _ in JACOBIAN.mistakes], None, list(JACOBIAN.params), [], SOURCE)
+    return SubmissionResult("s.ipynb", "s", "jacobians", [evaluate_exercise(evidence)])
+
+
+def test_every_code_choice_on_a_hidden_case_is_one_of_the_fixed_kinds():
+    for public in PUBLIC.values():
+        for kind, outcomes in ATTACKS.items():
+            for outcome in outcomes:
+                shown = [c for c in _result(public, outcome).exercises[0].cases if not c.public]
+                if kind == "passed" or (kind == "not-run" and not shown):
+                    assert not shown, (kind, shown)  # a 'not run' is shown only when nothing else is
+                    continue
+                (case,) = shown
+                assert case.message in every_hidden_message(), (kind, case.message)
+                assert case.message.startswith(HIDDEN_KINDS.get(kind, "not run")), (kind, case.message)
+
+
+@pytest.mark.parametrize("public", sorted(PUBLIC))
+def test_what_every_writer_reads_of_a_hidden_case_is_a_function_of_its_kind_alone(public):
+    """The result every writer renders (the structure, not one writer's text) is the same for every outcome of
+    one kind: eight results at most (the six kinds, not run, passed), whatever number, type or line the code
+    chose. The count is the bits a hidden case can carry: log2(8) = 3."""
+    by_kind = {kind: {repr(_result(PUBLIC[public], outcome)) for outcome in outcomes}
+               for kind, outcomes in ATTACKS.items()}
+    assert all(len(results) == 1 for results in by_kind.values()), {k: len(r) for k, r in by_kind.items()}
+    assert len(set().union(*by_kind.values())) <= len(HIDDEN_KINDS) + 2
+    everything = "".join(set().union(*by_kind.values()))
+    assert "918273645" not in everything and "LEAK" not in everything
+
+
+@pytest.mark.slow  # imports every module of the kit (nbgrader's, Dask's) and draws the class report's plots
+@pytest.mark.parametrize("public", ["public passes", "public raises"])
+def test_every_writer_renders_a_hidden_case_as_one_of_the_fixed_kinds(public, tmp_path, monkeypatch):
+    """Each writer the kit has (found by what it takes, however modules are named), on results that differ only
+    in what the code did on one hidden case (two outcomes of each kind: they are one result, test above): one
+    rendering per kind, none holding a number, type or line the code chose."""
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path / "summary.md"))
+    renderings: dict[str, dict[str, set[str]]] = {}
+    for kind, outcomes in ATTACKS.items():
+        for outcome in (outcomes[0], outcomes[-1]):
+            for writer, text in every_rendering(_result(PUBLIC[public], outcome), tmp_path / "out").items():
+                renderings.setdefault(writer, {}).setdefault(kind, set()).add(text)
+    assert len(renderings) >= 20, sorted(renderings)  # the JSON, text, Markdown, HTML, Gradescope, JUnit, ...
+    for writer, by_kind in renderings.items():
+        assert all(len(texts) == 1 for texts in by_kind.values()), (writer, {k: len(t) for k, t in by_kind.items()})
+        everything = "".join(set().union(*by_kind.values()))
+        assert "918273645" not in everything and "LEAK" not in everything, writer
+        assert not [name for name in BUILTIN_ERRORS if f"{name}:" in everything or f"raised {name}" in everything
+                    and name != "ValueError"], writer  # ValueError: the public case's own, quoted
+    shown = {writer for writer, by_kind in renderings.items() if len(set().union(*by_kind.values())) > 1}
+    assert len(shown) >= 15, "the writers show the failing hidden case (else this test checks nothing)"
+
+
+def test_a_hidden_cases_message_points_at_the_public_case_that_fails_the_same_way():
+    raised = ATTACKS["error"][0]
+    with_twin = _result(PUBLIC["public raises"], raised).exercises[0]
+    without = _result(PUBLIC["public wrong"], raised).exercises[0]
+    assert [c.public for c in with_twin.cases] == [True, False]  # the public twin is shown above
+    assert with_twin.cases[1].message.endswith("the public case above fails the same way: its feedback shows the "
+                                               "error, the line and the numbers")
+    assert "no public case fails this way" in without.cases[1].message
+    assert "public words" in with_twin.cases[0].message and "ValueError" in with_twin.cases[0].message
