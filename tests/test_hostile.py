@@ -179,6 +179,9 @@ ATTACKS: dict[str, Attack] = {
     # --- round three (issue 22): the course's secret and the hidden cases (their own tests below)
     "leak_all_hidden_channels.py": Attack((), frozenset()),
     "leak_td_loss_memory_oracle.py": Attack((), frozenset(), passing=OTHERS),
+    # --- round four (issue 32): what a hidden case shows is one of the fixed kinds (tests/test_round_four.py too)
+    "leak_all_hidden_kinds.py": Attack(("log1pexp", "straight_through_round", "clip_gradient_norm", "checkpointed",
+                                        "safe_norm"), frozenset({"failed", "error"})),
 }
 
 
@@ -543,6 +546,14 @@ def test_a_hidden_case_says_only_the_graders_words_whatever_the_code_wrote(hosti
         messages = hidden_messages(item["feedback"])
         assert messages and item["status"] != "passed", (item["id"], item["feedback"])
         assert not [m for m in messages if m not in GRADERS_WORDS], (item["id"], messages)
+
+
+def test_whatever_the_code_spells_in_how_it_fails_a_hidden_case_shows_one_of_the_fixed_kinds(hostile):
+    """Round four: the kinds attack spells each hidden input in its exception's type, message, line and file
+    name, shapes, dtypes, values, time and exit code; each hidden case says one of the fixed kinds."""
+    result = results_of(hostile)["leak_all_hidden_kinds.py"]
+    messages = [m for item in result["exercises"] for m in hidden_messages(item["feedback"])]
+    assert len(messages) >= 4 and all(m in GRADERS_WORDS for m in messages), messages
 
 
 def test_the_child_holds_no_secret_and_no_case_before_its_turn(hostile):

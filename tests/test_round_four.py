@@ -8,6 +8,8 @@ tests/test_hostile.py runs the attack files for real among honest neighbours (gr
 from __future__ import annotations
 
 import builtins
+import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +22,7 @@ from autograder.load.cells import Cell, SubmissionSource
 from autograder.model.course import Case
 from autograder.model.outcomes import ErrorInfo, RunStatus, TaskOutcome, Value
 from autograder.model.results import SubmissionResult
-from helpers import every_rendering
+from helpers import HOSTILE, every_rendering, grade_json
 
 # --------------------------------------------------------------------------- 1. hidden feedback: fixed kinds
 
@@ -132,3 +134,32 @@ def test_a_hidden_cases_message_points_at_the_public_case_that_fails_the_same_wa
                                                "error, the line and the numbers")
     assert "no public case fails this way" in without.cases[1].message
     assert "public words" in with_twin.cases[0].message and "ValueError" in with_twin.cases[0].message
+
+
+KINDS_ATTACK = HOSTILE / "leak_all_hidden_kinds.py"
+FIXED_KIND = ("log1pexp", "straight_through_round", "clip_gradient_norm", "td_loss", "checkpointed")
+HIDDEN_TITLE = re.compile(r"^Hidden case .* \(its values are not shown\):$", re.MULTILINE)
+
+
+@pytest.mark.slow  # grades a submission for real, twice
+def test_a_hidden_input_spelled_in_types_lines_shapes_values_times_and_exit_codes_never_reaches_the_feedback():
+    """The attack spells 64 bits of each hidden case in everything it chooses about how it fails (its type,
+    message, line and file name, a shape and dtype, gradient values, its time, an exit code, a refused
+    structure). Under two seeds (two sets of hidden inputs) the feedback of each exercise that keeps one kind is
+    the same text but for the hidden cases' own descriptions; where the code picks the kind itself (safe_norm),
+    each hidden message is one of the fixed set."""
+    runs = [grade_json(str(KINDS_ATTACK), "--assignment", "custom_gradients", "--seed", str(seed),
+                       "--case-time-limit", "10")[0] for seed in (11, 12)]
+    feedback = [{e["id"]: HIDDEN_TITLE.sub("Hidden case:", e["feedback"]) for e in run["exercises"]} for run in runs]
+    for exercise_id in FIXED_KIND:
+        assert feedback[0][exercise_id] == feedback[1][exercise_id], exercise_id
+    assert len([e for e in FIXED_KIND if "Hidden case:" in feedback[0][e]]) >= 3, "hidden cases are shown"
+    for run in runs:
+        for item in run["exercises"]:
+            lines = item["feedback"].splitlines()
+            hidden = [lines[n + 1].strip() for n, text in enumerate(lines) if HIDDEN_TITLE.fullmatch(text)]
+            assert all(message in every_hidden_message() for message in hidden), (item["id"], hidden)
+    # What the code wrote shows only from public cases (their inputs are the same under both seeds).
+    spelled = [set(re.findall(r"LEAK ?\d+", json.dumps(run))) for run in runs]
+    assert spelled[0] == spelled[1] and spelled[0], spelled
+    assert runs[0]["exercises"][3]["status"] == "partial"  # td_loss: right on its public case, exits on hidden ones
