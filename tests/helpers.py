@@ -811,9 +811,21 @@ def _argument(annotation: str, result: SubmissionResult, folder: Path):
     raise LookupError(annotation)
 
 
-def every_rendering(result: SubmissionResult, folder: Path) -> dict[str, str]:
-    """What every writer of the kit makes of ``result`` (by writer: its return value and the files it wrote below
-    ``folder``, which is emptied first); a writer that takes an ``ExerciseResult`` renders each exercise."""
+def _shown(value) -> str:
+    """A writer's return value as its user reads it: text as it is, data as JSON (a notebook too)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (dict, list, tuple)):
+        return json.dumps(value, default=repr)
+    return repr(value)
+
+
+def every_rendering(result: SubmissionResult, folder: Path) -> dict[str, list[str]]:
+    """What every writer of the kit makes of ``result``, by writer: each thing it returned (text, or data as
+    JSON), each notebook it filled in, each file it wrote below ``folder`` (emptied first). A writer that takes
+    an ``ExerciseResult`` renders each exercise."""
     import inspect
 
     renderings = {}
@@ -833,12 +845,12 @@ def every_rendering(result: SubmissionResult, folder: Path) -> dict[str, str]:
                     if parameter.default is not inspect.Parameter.empty:
                         break
                     arguments.append(_argument(str(parameter.annotation), result, place))
-                returned = function(*arguments)  # a notebook it was handed is filled in place: shown too
-                outputs.append(repr(returned) + "".join(repr(a) for a in arguments if type(a).__name__ == "NotebookNode"))
+                outputs.append(_shown(function(*arguments)))
+                # a notebook it was handed is filled in place: what it holds then is shown too
+                outputs += [_shown(a) for a in arguments if type(a).__name__ == "NotebookNode"]
         except LookupError:
             continue
         written = sorted(p for p in place.rglob("*") if p.is_file()) if place.exists() else []
-        renderings[label] = "\n".join([*outputs,
-                                       *(f"{p.relative_to(place)}:\n{p.read_bytes().decode('utf-8', 'replace')}"
-                                         for p in written)])
+        renderings[label] = [*outputs, *(f"{p.relative_to(place)}:\n{p.read_bytes().decode('utf-8', 'replace')}"
+                                         for p in written)]
     return renderings

@@ -22,7 +22,11 @@ from autograder.load.cells import Cell, SubmissionSource
 from autograder.model.course import Case
 from autograder.model.outcomes import ErrorInfo, RunStatus, TaskOutcome, Value
 from autograder.model.results import SubmissionResult
-from helpers import HOSTILE, every_rendering, grade_json
+from autograder.commands import write_html
+from autograder.model.results import CaseReport, ExerciseResult, Status
+from autograder.report.feedback_pages import index_path, page_paths, write_feedback_pages
+from autograder.report.page_folders import student_folder
+from helpers import HOSTILE, Elements, every_rendering, grade_json
 
 # --------------------------------------------------------------------------- 1. hidden feedback: fixed kinds
 
@@ -112,8 +116,8 @@ def test_every_writer_renders_a_hidden_case_as_one_of_the_fixed_kinds(public, tm
     renderings: dict[str, dict[str, set[str]]] = {}
     for kind, outcomes in ATTACKS.items():
         for outcome in (outcomes[0], outcomes[-1]):
-            for writer, text in every_rendering(_result(PUBLIC[public], outcome), tmp_path / "out").items():
-                renderings.setdefault(writer, {}).setdefault(kind, set()).add(text)
+            for writer, pieces in every_rendering(_result(PUBLIC[public], outcome), tmp_path / "out").items():
+                renderings.setdefault(writer, {}).setdefault(kind, set()).add("\n".join(pieces))
     assert len(renderings) >= 20, sorted(renderings)  # the JSON, text, Markdown, HTML, Gradescope, JUnit, ...
     for writer, by_kind in renderings.items():
         assert all(len(texts) == 1 for texts in by_kind.values()), (writer, {k: len(t) for k, t in by_kind.items()})
@@ -163,3 +167,129 @@ def test_a_hidden_input_spelled_in_types_lines_shapes_values_times_and_exit_code
     spelled = [set(re.findall(r"LEAK ?\d+", json.dumps(run))) for run in runs]
     assert spelled[0] == spelled[1] and spelled[0], spelled
     assert runs[0]["exercises"][3]["status"] == "partial"  # td_loss: right on its public case, exits on hidden ones
+
+
+# --------------------------------------------------------------------------- 2. names are text, and unique
+
+FORGED = "x` | **total 10 of 10** | <img src=//evil.example/b.png onerror=alert(1)> `y"
+NAMES = [FORGED, "a|b", "<script>alert(2)</script>", "javascript:alert(3)", "]]><x/>", "=HYPERLINK(\"http://e\")",
+         "[link](http://evil.example)", "# heading", "\x1b[2Jansi", "x", "_x", "X", ".x", "x--0123456789abcdef",
+         "a b", "a_b", "ümlaut", "con", "index.html", "../../etc"]
+
+
+def _named(name: str) -> SubmissionResult:
+    cases = [CaseReport("c", f"case of {name}", True, f"raised ValueError: {name}")]
+    return SubmissionResult(f"submitted/{name}/custom_gradients/{name}.ipynb", name, "custom_gradients", [
+        ExerciseResult("log1pexp", 1.0, 2.0, Status.PARTIAL, ["wrong-value"], summary="1 of 2 cases passed.",
+                       cases=cases, cases_passed=1, cases_total=2),
+        ExerciseResult("td_loss", 2.0, 2.0, Status.PASSED, summary="All 3 cases passed.")], notes=[f"note {name}"])
+
+
+def _strings(text: str) -> list[str]:
+    """A writer's piece of output as strings: itself, or each string of it when it is JSON (in order)."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return [text]
+    found: list[str] = []
+
+    def walk(value):
+        if isinstance(value, str):
+            found.append(value)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+    walk(data)
+    return found
+
+
+def _format(text: str) -> str:
+    """What a string of a writer's output is, judged on an honest student's rendering: HTML, Markdown or text."""
+    if "<!DOCTYPE html>" in text or "<pre" in text or "<table" in text:
+        return "html"
+    return "markdown" if "**" in text or "```" in text or text.startswith("#") else "text"
+
+
+def _live(html: str) -> list[str]:
+    """What a browser would obey in ``html``: scripts, frames, handlers, javascript: links, remote images."""
+    page = Elements(html)
+    live = [tag for tag, _ in page.elements if tag in ("script", "iframe", "frame", "object", "embed")]
+    live += [f"{tag} {name}" for tag, attrs in page.elements for name in attrs if name.startswith("on")]
+    live += [f"{tag} {value}" for tag, attrs in page.elements for key, value in attrs.items()
+             if key in ("href", "src") and value and (value.strip().lower().startswith("javascript:") or "//" in value)]
+    return live
+
+
+@pytest.mark.slow  # imports every module of the kit and renders the class report per name
+def test_every_writer_keeps_a_students_name_as_text(tmp_path, monkeypatch):
+    """Each writer (found by signature), on a result named by each hostile name: rendered as Markdown with GFM
+    tables (markdown-it-py), or as the HTML it is, nothing live comes out, and the points table keeps five cells
+    a row (a pipe in a code span once split it: a forged bold 'total 10 of 10' cell and a raw <img> beacon)."""
+    from markdown_it import MarkdownIt
+
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path / "summary.md"))
+    markdown = MarkdownIt("commonmark").enable("table")
+    honest = {writer: [[_format(s) for s in _strings(piece)] for piece in pieces]
+              for writer, pieces in every_rendering(_named("ada"), tmp_path / "out").items()}
+    checked = 0
+    for name in NAMES:
+        for writer, pieces in every_rendering(_named(name), tmp_path / "out").items():
+            strings = [(kind, s) for piece, kinds in zip(pieces, honest[writer])
+                       for kind, s in zip(kinds, _strings(piece))]
+            for kind, piece in strings:
+                if kind == "text":
+                    continue  # plain text (a JSON field, a text report): shown as characters, nothing to obey
+                html = piece if kind == "html" else markdown.render(piece)
+                assert not _live(html), (writer, name, _live(html))
+                assert "<strong>total 10 of 10</strong>" not in html, (writer, name)
+                for table in re.findall(r"<table>.*?</table>", html, re.DOTALL):
+                    if "<th>submission</th>" in table:
+                        checked += 1
+                        rows = re.findall(r"<tr>(.*?)</tr>", table, re.DOTALL)
+                        assert all(len(re.findall(r"<t[dh]", row)) == 5 for row in rows), (writer, name, table)
+    assert checked >= len(NAMES), "the points table was rendered for every name"
+
+
+def test_feedback_folders_are_one_to_one_stable_and_never_another_students():
+    folders = {name: student_folder(name) for name in NAMES}
+    assert len(set(folders.values())) == len(NAMES)
+    assert len({folder.lower() for folder in folders.values()}) == len(NAMES)  # a file system that ignores case
+    for name, folder in folders.items():
+        assert re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9._-]*", folder) and ".." not in folder, folder
+        assert folder == name or re.fullmatch(r".+--[0-9a-f]{16}", folder), (name, folder)  # kept, or visibly changed
+        alone, among = page_paths([_named(name)]), page_paths([_named(other) for other in reversed(NAMES)])
+        assert alone[0] in among  # the same folder whoever else is graded, in any order
+    assert folders["x"] == "x" and folders["_x"] != "x" and folders["X"] != "x"
+    assert folders["x--0123456789abcdef"] != "x--0123456789abcdef"  # a name shaped like a changed one is changed
+
+
+# --------------------------------------------------------------------------- 3. instructor pages apart
+
+SEED = 918_273_645_012_345
+
+
+def test_the_folder_handed_to_students_holds_no_seed_no_other_score_and_no_link_out(tmp_path):
+    results = [_named("ada"), _named("bram"), _named(FORGED)]
+    folder = tmp_path / "feedback"
+    (folder).mkdir()
+    (folder / "index.html").write_text("<title>Feedback pages</title> an old index", encoding="utf-8")
+    written = write_feedback_pages(results, folder, seed=SEED)
+    index = index_path(folder)
+    assert written[-1] == index and index.parent == tmp_path and str(SEED) in index.read_text(encoding="utf-8")
+    assert not (folder / "index.html").exists()  # the index an older version left inside is gone
+    assert all(p.is_dir() for p in folder.iterdir())  # students' folders only
+    for student, result in zip(("ada", "bram"), results):
+        (page,) = (folder / student_folder(student)).iterdir()
+        text = page.read_text(encoding="utf-8")
+        assert str(SEED) not in text and "index" not in text.lower()
+        links = [a.get("href") for a in Elements(text).tags("a")]
+        assert all(link and link.startswith("#") for link in links), links  # only its own anchors
+        other = "bram" if student == "ada" else "ada"
+        assert f"feedback for <strong>{other}" not in text
+    # the class report is an instructor page too: never inside the folder handed out
+    assert write_html(results, str(folder), str(folder / "report"), SEED) == 2
+    assert not (folder / "report").exists()
+    assert write_html(results, str(folder), str(tmp_path / "report"), SEED) == 0
