@@ -40,7 +40,7 @@ c.Autograde.autograde_preprocessors = [EXECUTOR if step is Execute else step
 
 # One student's notebook never stops `nbgrader autograde` for the class: a graded cell copied below itself, or
 # nbgrader metadata a student broke or forged, makes that cell the student's own (nbgrader's DeduplicateIds would
-# leave metadata that aborts the whole command), nbgrader adds back every graded cell that went missing, and a
+# leave metadata that aborts the whole command), every graded cell that went missing is added back, and a
 # notebook nobody can read is graded as one without the student's cells: 0 points, saying why
 # (autograder/frontends/nbgrader_repair.py). Student Markdown in the feedback pages is cleaned of scripts,
 # handlers, frames, images and javascript: links (autograder/frontends/nbgrader_markdown.py).
@@ -50,7 +50,6 @@ from nbgrader.preprocessors import DeduplicateIds  # noqa: E402
 c.Autograde.sanitize_preprocessors = [
     "autograder.frontends.nbgrader_repair.RepairGradedCells" if step is DeduplicateIds else step
     for step in Autograde.class_traits()["sanitize_preprocessors"].default()]
-c.OverwriteCells.add_missing_cells = True
 c.Autograde.exporter_class = "autograder.frontends.nbgrader_repair.ReadableNotebooks"
 c.GenerateFeedback.preprocessors = [*GenerateFeedback.class_traits()["preprocessors"].default(),
                                     "autograder.frontends.nbgrader_markdown.SanitizeStudentMarkdown"]

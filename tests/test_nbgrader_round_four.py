@@ -41,17 +41,18 @@ def _released() -> dict:
 
 
 def _by_id(nb: dict, grade_id: str) -> int:
-    return next(i for i, c in enumerate(nb["cells"]) if c["metadata"].get("nbgrader", {}).get("grade_id") == grade_id)
+    return next(i for i, c in enumerate(nb["cells"]) if isinstance(c["metadata"].get("nbgrader"), dict)
+                and c["metadata"]["nbgrader"].get("grade_id") == grade_id)
 
 
 def locked_answers() -> dict:
-    """ada's answers (full marks) moved into the locked setup cell; the solution cells as released (stubs)."""
-    nb, released = _notebook("ada"), _released()
+    """ada's answers (full marks) moved into the locked setup cell; the solution cells left empty."""
+    nb = _notebook("ada")
     answers = []
     for grade_id in SOLUTION_IDS:
         cell = nb["cells"][_by_id(nb, grade_id)]
         answers.append("".join(cell["source"]))
-        cell["source"] = released["cells"][_by_id(released, grade_id)]["source"]
+        cell["source"] = ""
     setup = nb["cells"][_by_id(nb, "setup")]
     setup["source"] = "".join(setup["source"]) + "\n\n" + "\n\n".join(answers) + "\n"
     return nb
@@ -160,15 +161,16 @@ def test_answers_written_into_a_locked_cell_earn_nothing(course):
     assert nbgrader_score(course, "locked_answers")[0] == 0  # nbgrader kept the released setup cell
     kept = json.loads(autograded(course, "locked_answers").read_text(encoding="utf-8"))
     released = _released()
-    assert kept["cells"][_by_id(kept, "setup")]["source"] == "".join(released["cells"][_by_id(released, "setup")]
-                                                                      ["source"])
+    source = "".join(kept["cells"][_by_id(kept, "setup")]["source"])
+    assert source == "".join(released["cells"][_by_id(released, "setup")]["source"]) and "def log1pexp" not in source
 
 
 def test_a_file_that_is_not_a_notebook_gets_its_zero_and_says_why(course):
     assert nbgrader_score(course, "broken_json")[0] == 0
     kept = json.loads(autograded(course, "broken_json").read_text(encoding="utf-8"))
     assert "could not be read" in "".join(kept["cells"][0]["source"])
-    graded = [c for c in kept["cells"] if c["metadata"].get("nbgrader", {}).get("grade")]
+    graded = [c for c in kept["cells"] if isinstance(c["metadata"].get("nbgrader"), dict)
+              and c["metadata"]["nbgrader"].get("grade")]
     assert len(graded) == len(SOLUTION_IDS)  # nbgrader added the graded cells back; the kit filled each
     assert all(any("not defined" in json.dumps(o) for o in c["outputs"]) for c in graded)
 

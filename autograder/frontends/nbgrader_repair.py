@@ -11,9 +11,11 @@ cell of the assignment, a field of the wrong type) fails the same validator.
 ``RepairGradedCells`` runs where ``DeduplicateIds`` did and leaves nbgrader nothing to refuse: a cell whose
 nbgrader metadata is broken, forged (a grade id the assignment's source has no cell for) or an earlier copy of
 a grade id is made a plain cell of the student's (its ``nbgrader`` key removed, its source and outputs kept),
-with a warning in nbgrader's log naming the cell and why. The cells nbgrader then restores or adds back
-(``OverwriteCells``, with ``add_missing_cells`` in the course's configuration) are the assignment's own, and
-the kit's contained executor grades that notebook: what formgrader shows is what earned the points.
+with a warning in nbgrader's log naming the cell and why; then every graded cell of the assignment that is
+missing is added back, after the nearest cell of the source that is there (nbgrader's own
+``OverwriteCells.add_missing_cells`` raises a KeyError when the cell before a missing one is not a graded or
+solution cell, so it stays off). ``OverwriteCells`` then restores locked cells as released, and the kit's
+contained executor grades that notebook: what formgrader shows is what earned the points.
 
 A notebook nbgrader cannot even read (not JSON, not a notebook, larger than the kit reads) would end in an
 exception of nbgrader's for that student alone, with no autograded notebook and no grade. ``ReadableNotebooks``
@@ -24,6 +26,7 @@ saying so), and the log names the file and the reason.
 from __future__ import annotations
 
 import copy
+import hashlib
 import os
 
 import nbformat
@@ -33,7 +36,7 @@ from nbformat import NotebookNode
 from nbformat.v4 import new_markdown_cell, new_notebook
 from nbgrader.api import Gradebook
 from nbgrader.nbgraderformat import MetadataValidator
-from nbgrader.preprocessors import DeduplicateIds
+from nbgrader.preprocessors import DeduplicateIds, OverwriteCells
 
 from autograder.load.reading import MAX_FILE_BYTES
 
@@ -58,7 +61,33 @@ class RepairGradedCells(DeduplicateIds):
                 del cell.metadata["nbgrader"]
             elif _grade_id(cell) is not None:
                 seen.add(_grade_id(cell))
+        self._add_missing(nb, resources)
         return nb, resources
+
+    def _add_missing(self, nb: NotebookNode, resources: ResourcesDict) -> None:
+        """Each graded cell of the source the notebook lacks, as nbgrader would add it: after the nearest earlier
+        cell of the source that the notebook has, else before the nearest later one, else last."""
+        info = resources.get("nbgrader", {}) if isinstance(resources, dict) else {}
+        try:
+            with Gradebook(info["db_url"]) as gradebook:
+                source = gradebook.find_notebook(info["notebook"], info["assignment"])
+                order = [(cell.name, cell) for cell in source.source_cells]
+                graded = {cell.name: cell.max_score for cell in source.grade_cells}
+                solutions = {cell.name for cell in source.solution_cells}
+                transform = OverwriteCells(parent=self).missing_cell_transform
+                for index, (name, cell) in enumerate(order):
+                    where = {_grade_id(c): n for n, c in enumerate(nb.cells) if _grade_id(c) is not None}
+                    if name not in graded or name in where:
+                        continue
+                    before = [where[earlier] for earlier, _ in order[:index] if earlier in where]
+                    after = [where[later] for later, _ in order[index + 1:] if later in where]
+                    self.log.warning("Graded cell %r is missing: added back as released", name)
+                    added = nbformat.from_dict(transform(cell, graded[name], is_solution=name in solutions))
+                    if nb.get("nbformat_minor", 0) >= 5:
+                        added["id"] = "restored-" + hashlib.sha256(name.encode("utf-8")).hexdigest()[:16]
+                    nb.cells.insert(max(before) + 1 if before else min(after) if after else len(nb.cells), added)
+        except Exception as error:  # noqa: BLE001  (no gradebook: nbgrader's own checks then decide)
+            self.log.warning("Missing graded cells not added back: %s", error)
 
 
 def _grade_id(cell: NotebookNode) -> str | None:
