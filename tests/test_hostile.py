@@ -182,6 +182,8 @@ ATTACKS: dict[str, Attack] = {
     # --- round four (issue 32): what a hidden case shows is one of the fixed kinds (tests/test_round_four.py too)
     "leak_all_hidden_kinds.py": Attack(("log1pexp", "straight_through_round", "clip_gradient_norm", "checkpointed",
                                         "safe_norm"), frozenset({"failed", "error"})),
+    "escape_td_loss_memory_files.py": Attack(("td_loss",), frozenset({"error", "timeout"}),
+                                             ("memory limit of", "could hold", "timeout after 5 s"), OTHERS),
 }
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import builtins
 import json
 import re
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +27,8 @@ from autograder.commands import write_html
 from autograder.model.results import CaseReport, ExerciseResult, Status
 from autograder.report.feedback_pages import index_path, page_paths, write_feedback_pages
 from autograder.report.page_folders import student_folder
-from helpers import HOSTILE, Elements, every_rendering, grade_json
+from helpers import (HOSTILE, Elements, by_file, copy_submissions, every_rendering, exercise, grade_folder, grade_json,
+                     new_run_folder)
 
 # --------------------------------------------------------------------------- 1. hidden feedback: fixed kinds
 
@@ -293,3 +295,36 @@ def test_the_folder_handed_to_students_holds_no_seed_no_other_score_and_no_link_
     assert write_html(results, str(folder), str(folder / "report"), SEED) == 2
     assert not (folder / "report").exists()
     assert write_html(results, str(folder), str(tmp_path / "report"), SEED) == 0
+
+
+# --------------------------------------------------------------------------- 6. memory is memory
+
+MEMORY_ATTACKS = ("escape_td_loss_memory_files.py", "escape_td_loss_scratch_memory.py")
+
+
+@pytest.mark.slow  # grades three files for real, then the honest one alone
+def test_memory_held_in_files_and_segments_is_stopped_and_a_neighbour_is_graded_as_alone():
+    """With a 1 GiB limit: anonymous memory files held open are counted and stopped at the limit (they were not:
+    1.5 GiB held, measured), System V segments are capped by the child's own IPC namespace (16 MiB), the scratch
+    tmpfs by its size; td_loss passes only if it held more than the limit. The honest file graded beside them
+    gets exactly its JSON alone."""
+    limits = ("--assignment", "custom_gradients", "--seed", "5", "--memory-limit", "1", "--case-time-limit", "20")
+    base, token = new_run_folder("round-four-memory")
+    copy_submissions([*MEMORY_ATTACKS, "honest_a.py"], base / "submissions", token)
+    among = grade_folder(base / "submissions", base, token, *limits, timeout=600)
+    alone_base, alone_token = new_run_folder("round-four-memory-alone")
+    copy_submissions(["honest_a.py"], alone_base / "submissions", alone_token)
+    alone = grade_folder(alone_base / "submissions", alone_base, alone_token, *limits, timeout=600)
+    try:
+        results, honest = by_file(among.results), by_file(alone.results)["honest_a.py"]
+        for name in MEMORY_ATTACKS:
+            item = exercise(results[name], "td_loss")
+            assert item["status"] in ("error", "timeout") and item["score"] == 0, item["feedback"]
+        files = exercise(results["escape_td_loss_memory_files.py"], "td_loss")["feedback"]
+        assert "memory limit of 1 GiB exceeded" in files, files
+        assert {k: results["honest_a.py"][k] for k in ("score", "exercises")} == \
+            {k: honest[k] for k in ("score", "exercises")}
+        assert not among.leaked and not among.ipc_left, (among.leaked, among.ipc_left)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+        shutil.rmtree(alone_base, ignore_errors=True)
