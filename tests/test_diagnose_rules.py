@@ -211,8 +211,8 @@ def test_an_error_that_a_none_raised_further_on_is_named_at_its_cause():
     public = Case("a", "case a", {"x": np.array(1.0)}, public=True)
     result = judge(exercise(), [public, case("b")], [none, none], [RIGHT, RIGHT], static=report(unwatched))
     assert result.pitfalls == ["unwatched-tensor"] and result.status == Status.ERROR
-    assert result.cases[1].message.endswith("the public case above fails the same way: its feedback shows the "
-                                            "error, the line and the numbers")
+    assert result.cases[1].message.endswith(
+        "the public case above fails the same way: its feedback shows the details")
     text = result.explanations[0].text
     assert "is its consequence" in text and "Attempt to convert a value (None)" in text
     assert result.explanations[0].where.line == 2

@@ -42,7 +42,7 @@ HIDDEN_KINDS: dict[str, str] = {
 }
 # Not a failure of the case itself: an earlier case (shown, with its own kind) stopped the process.
 NOT_RUN = "not run: an earlier case of this exercise stopped its process"
-TWIN = "the public case above fails the same way: its feedback shows the error, the line and the numbers"
+TWIN = "the public case above fails the same way: its feedback shows the details"
 NO_TWIN = ("no public case fails this way: run your function on inputs like this description's (the public "
            "checks show inputs of each kind) to find the cause")
 # For a wrong case, which output's kind is said: None first, then a shape or dtype, then values.

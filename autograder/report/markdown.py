@@ -162,7 +162,8 @@ def points_table(results: list[SubmissionResult]) -> str:
         for exercise in result.exercises:
             rows.append(f"| {table_cell(result.student, True)} | {table_cell(exercise.id, True)} | "
                         f"{number(exercise.score)} / {number(exercise.max_score)} | "
-                        f"{table_cell(exercise.status.value, True)} | {table_cell(', '.join(exercise.pitfalls), True)} |")
+                        f"{table_cell(exercise.status.value, True)} | "
+                        f"{table_cell(', '.join(exercise.pitfalls), True)} |")
         rows.append(f"| {table_cell(result.student, True)} | **total** | **{number(result.score)} / "
                     f"{number(result.max_score)}** | | |")
     return "\n".join(rows) + "\n"
