@@ -3,8 +3,15 @@
 1. A hidden case's feedback is one of the contract's fixed kinds: whatever a submission's code does on a hidden
    case (any exception type, message, line or file name; any shape, dtype or values; None; any exit), every
    writer the kit has renders one of at most eight things for it (the six kinds, not run, passed), the same for
-   outcomes of one kind.
-tests/test_hostile.py runs the attack files for real among honest neighbours (graded exactly as alone).
+   outcomes of one kind; under two seeds an attack's feedback is the same text.
+2. Names students choose are text in every writer's format (a Markdown table's pipes, code spans included),
+   and feedback folders map one-to-one to names, each the same whoever else is graded.
+3. No page a student can be handed shows the seed or another student's score: the index is beside the
+   folder of pages, the class report outside it, and no student's page links to either.
+6. Memory no process's resident size shows (anonymous memory files, System V segments nobody maps, the
+   scratch tmpfs) counts against the limit or is capped: a submission that fills them is stopped.
+Classes 4 and 5 are tests/test_nbgrader_round_four.py's and tests/test_prairielearn.py's; tests/test_hostile.py
+runs the attack files for real among honest neighbours (graded exactly as alone).
 """
 from __future__ import annotations
 
