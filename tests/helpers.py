@@ -822,6 +822,21 @@ def _shown(value) -> str:
     return repr(value)
 
 
+def _made_by_its_module(function, annotation: str, result: SubmissionResult, folder: Path):
+    """A parameter that takes what another writer of the same module makes of the result (Classroom 50's release
+    body takes its result.json's data): that writer's output, or LookupError."""
+    import inspect
+    import sys
+
+    for other in _writer_functions() if annotation == "dict" else ():
+        if other.__module__ == function.__module__ and other is not function \
+                and str(inspect.signature(other).return_annotation) == annotation:
+            parameters = list(inspect.signature(other).parameters.values())
+            return other(*[_argument(str(p.annotation), result, folder) for p in parameters
+                           if p.default is inspect.Parameter.empty])
+    raise LookupError(f"{annotation} for {function.__name__} ({sys.modules[function.__module__].__name__})")
+
+
 def every_rendering(result: SubmissionResult, folder: Path) -> dict[str, list[str]]:
     """What every writer of the kit makes of ``result``, by writer: each thing it returned (text, or data as
     JSON), each notebook it filled in, each file it wrote below ``folder`` (emptied first). A writer that takes
@@ -844,7 +859,14 @@ def every_rendering(result: SubmissionResult, folder: Path) -> dict[str, list[st
                 for parameter in parameters[len(call):]:
                     if parameter.default is not inspect.Parameter.empty:
                         break
-                    arguments.append(_argument(str(parameter.annotation), result, place))
+                    try:
+                        if parameter.name in ("output", "path", "target") and "str" in str(parameter.annotation):
+                            place.mkdir(parents=True, exist_ok=True)  # a file it writes: below ``folder``
+                            arguments.append(str(place / "written"))
+                            continue
+                        arguments.append(_argument(str(parameter.annotation), result, place))
+                    except LookupError:
+                        arguments.append(_made_by_its_module(function, str(parameter.annotation), result, place))
                 outputs.append(_shown(function(*arguments)))
                 # a notebook it was handed is filled in place: what it holds then is shown too
                 outputs += [_shown(a) for a in arguments if type(a).__name__ == "NotebookNode"]
