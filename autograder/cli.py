@@ -91,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
                            help="exit with status 1 when any submission scores below SCORE points")
     grade_cmd.add_argument("--feedback-dir", metavar="DIR",
                            help="also write an HTML feedback page per submission (DIR/<student>/<assignment>.html) "
-                                "and DIR/index.html")
+                                "and, beside DIR, the instructor's index DIR-index.html")
     grade_cmd.add_argument("--report-dir", metavar="DIR",
                            help="also write the class report (DIR/index.html with plots; needs matplotlib)")
     grade_cmd.add_argument("--step-summary", action="store_true",

@@ -258,7 +258,8 @@ def test_over_the_cluster_no_output_holds_the_secret_and_honest_work_gets_its_so
              if form in done.stdout or form in done.stderr]
     assert not leaks, leaks
     oracle = exercise(results["leak_td_loss_memory_oracle.py"], "td_loss")
-    assert oracle["feedback"].count("raised LookupError") == 2, oracle["feedback"]
+    # round four: a hidden case shows its kind only; the oracle says "looked everywhere, found nothing" by an error
+    assert oracle["feedback"].count("\n    an error (it raised") == 2, oracle["feedback"]
     alone = subprocess.run([sys.executable, "-m", "autograder", "grade", str(folder / "honest_a.py"), *options],
                            cwd=ROOT, env=cluster_env(cache), capture_output=True, text=True, timeout=600)
     assert alone.returncode == 0, alone.stderr[-3000:]

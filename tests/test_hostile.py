@@ -32,7 +32,7 @@ from pathlib import Path
 import pytest
 
 from autograder.course import assignment_by_id
-from autograder.judge.hidden import LIBRARY_ERRORS, PYTHON_ERRORS
+from autograder.judge.hidden import every_hidden_message
 from autograder.load.reading import shown
 from autograder.model.results import STATUSES, from_contract
 from helpers import (HOSTILE, ROOT, SECRET_VARIABLE, GraderRun, by_file, copy_submissions, entries_verify, exercise,
@@ -198,6 +198,11 @@ ATTACKS: dict[str, Attack] = {
     # --- round three (issue 22): the course's secret and the hidden cases (their own tests below)
     "leak_all_hidden_channels.py": Attack((), frozenset()),
     "leak_td_loss_memory_oracle.py": Attack((), frozenset(), passing=OTHERS),
+    # --- round four (issue 32): what a hidden case shows is one of the fixed kinds (tests/test_round_four.py too)
+    "leak_all_hidden_kinds.py": Attack(("log1pexp", "straight_through_round", "clip_gradient_norm", "checkpointed",
+                                        "safe_norm"), frozenset({"failed", "error"})),
+    "escape_td_loss_memory_files.py": Attack(("td_loss",), frozenset({"error", "timeout"}),
+                                             ("memory limit of", "could hold", "timeout after 5 s"), OTHERS),
 }
 
 
@@ -488,31 +493,21 @@ def test_the_html_pages_survive_what_students_control(hostile, tmp_path):
     done = run_autograder("report", str(hostile.output), "--out", str(tmp_path / "report"), "--feedback-dir",
                           str(tmp_path / "feedback"), timeout=300)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-3000:]
-    pages = list((tmp_path / "feedback").rglob("*.html")) + [tmp_path / "report" / "index.html"]
-    assert len(pages) > len(hostile.results)
+    handed = list((tmp_path / "feedback").rglob("*.html"))  # what students may be handed
+    pages = handed + [tmp_path / "report" / "index.html", tmp_path / "feedback-index.html"]
+    assert len(handed) == len(hostile.results)
     for page in pages:
         text = page.read_text(encoding="utf-8")
         assert not _raw_control(text), (page, _raw_control(text))
-        assert str(SEED) not in text or page.name == "index.html"
+        assert str(SEED) not in text or page not in handed
 
 
 # --------------------------------------------------------------------------- round three: the course's secret
 
 CHANNELS, ORACLE = "leak_all_hidden_channels.py", "leak_td_loss_memory_oracle.py"
-KNOWN_ERRORS = PYTHON_ERRORS | LIBRARY_ERRORS  # the types a hidden case may name: Python's and TensorFlow's
-# A hidden case's message, in the grader's words only (autograder/judge/hidden.py): the kind of failure, the
-# expected shape or dtype, an error's type if Python's or TensorFlow's, a line that exists, a limit.
-GRADERS_WORDS = re.compile(
-    rf"raised (?:{'|'.join(sorted(KNOWN_ERRORS))}|an exception of a type of its own)(?: \((?:cell \[\d+\], )?line \d+\))?"
-    r"|raises NotImplementedError"
-    r"|.+ (?:has the wrong shape \(expected \([\d, ]*\)\)|has the wrong dtype \(expected \w+\)"
-    r"|is None \(the gradient does not reach it\)|should be None or zero, and is not|is not close to the reference"
-    r"|differs from the reference|is missing)"
-    r"|returned what the exercise does not allow \(its type, structure or shape\); the case's public twin shows the "
-    r"message when it fails the same way"
-    r"|the process running it stopped \(it crashed, exited or broke the grader's protocol\)"
-    r"|not run: an earlier case of this exercise stopped its process|timeout after [\d.]+ s in \w+"
-    r"|memory limit of [\d.]+ GiB exceeded.*|the submission's time limit of [\d.]+ s was reached")
+# A hidden case's message (autograder/judge/hidden.py): one of the contract's fixed kinds, and whether a public
+# case fails the same way; never a type, message, line, shape or limit of the student's code (round four).
+GRADERS_WORDS = every_hidden_message()
 
 
 def hidden_messages(feedback: str) -> list[str]:
@@ -580,9 +575,15 @@ def test_a_hidden_case_says_only_the_graders_words_whatever_the_code_wrote(hosti
             continue  # the channels file predates safe_norm
         messages = hidden_messages(item["feedback"])
         assert messages and item["status"] != "passed", (item["id"], item["feedback"])
-        assert not [m for m in messages if not GRADERS_WORDS.fullmatch(m)], (item["id"], messages)
-    assert "raised an exception of a type of its own" in exercise(result, "log1pexp")["feedback"]
-    assert "returned what the exercise does not allow" in exercise(result, "checkpointed")["feedback"]
+        assert not [m for m in messages if m not in GRADERS_WORDS], (item["id"], messages)
+
+
+def test_whatever_the_code_spells_in_how_it_fails_a_hidden_case_shows_one_of_the_fixed_kinds(hostile):
+    """Round four: the kinds attack spells each hidden input in its exception's type, message, line and file
+    name, shapes, dtypes, values, time and exit code; each hidden case says one of the fixed kinds."""
+    result = results_of(hostile)["leak_all_hidden_kinds.py"]
+    messages = [m for item in result["exercises"] for m in hidden_messages(item["feedback"])]
+    assert len(messages) >= 3 and all(m in GRADERS_WORDS for m in messages), messages
 
 
 def test_the_child_holds_no_secret_and_no_case_before_its_turn(hostile):
@@ -591,9 +592,9 @@ def test_the_child_holds_no_secret_and_no_case_before_its_turn(hostile):
     item = exercise(results_of(hostile)[ORACLE], "td_loss")
     messages = hidden_messages(item["feedback"])
     assert item["status"] != "passed" and len(messages) == 2, item["feedback"]
-    assert all(m.startswith("raised LookupError") for m in messages), (
-        "TimeoutError: the oracle used up its 4.5 s of CPU time, or the case limit (scaled by the load) came first; "
-        "AssertionError: it "
+    assert all(m.startswith("an error (") for m in messages), (
+        "out of memory: the oracle used up its 4.5 s of CPU time, or the case limit (scaled by the load) came first; "
+        "wrong values: it "
         f"could not find the case it holds\n{item['feedback']}")
 
 

@@ -5,8 +5,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from autograder.judge.compare import compare
-from autograder.judge.hidden import hidden_message
-from autograder.load.cells import SubmissionSource
+from autograder.judge.hidden import hidden_message, kind_of
 from autograder.model.course import Case, Exercise
 from autograder.model.outcomes import ErrorInfo, RunStatus, TaskOutcome
 
@@ -75,12 +74,15 @@ def _raised_while_tracing(error: ErrorInfo) -> bool:
 
 
 def judge_case(exercise: Exercise, case: Case, student: TaskOutcome | None, reference: TaskOutcome | None,
-               source: SubmissionSource | None = None) -> CaseVerdict:
-    """The verdict; a hidden case's message is the grader's words only (``judge.hidden``), with the line of the
-    student's code in ``source`` where an error came from."""
+               public_kinds: frozenset[str] | None = None) -> CaseVerdict:
+    """The verdict; a failed hidden case's message is one of the contract's fixed kinds (``judge.hidden``), and,
+    for a graded one when ``public_kinds`` (the kinds the exercise's public cases failed with) is known, whether
+    a public case fails the same way."""
     verdict = _verdict(exercise, case, student, reference)
-    if not case.public:
-        verdict.message = hidden_message(exercise, verdict, student, reference, source)
+    if not case.public and not verdict.passed:
+        kind = kind_of(verdict, student)
+        twin = None if public_kinds is None or not case.graded else kind in public_kinds
+        verdict.message = hidden_message(kind, twin)
     return verdict
 
 

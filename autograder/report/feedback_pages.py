@@ -2,13 +2,14 @@
 
 Layout, as nbgrader's ``feedback/<student>/<assignment>/``::
 
-    DIR/index.html                      for the instructor: every page of this run, with scores
     DIR/<student>/<assignment>.html     for the student: hand each student their own folder
+    DIR-index.html                      for the instructor, beside DIR: every page of this run, with scores
 
 One page per submission rather than one per student: grading assignment 2 a week
 after assignment 1 into the same DIR adds pages beside the old ones instead of
-overwriting a student's page with half of it. (index.html lists this run's pages, with the CSV gradebook's
-totals; every page links back to it.)
+overwriting a student's page with half of it. DIR holds students' folders only (``page_folders``: one per
+student, stable, never another's): the index, which lists every score and the seed, is written beside DIR, and
+no student's page links to it, so DIR can be handed out or served as it is.
 
 The pages read offline: no script, no external CSS, fonts or images; the CSS is
 inline and a Content-Security-Policy forbids everything else, so a page shows the
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from pathlib import Path
 from urllib.parse import quote
 
@@ -35,11 +37,12 @@ from autograder.report.feedback_text import ADVICE_HEAD, advice_lines, case_titl
 from autograder.report.gradebook import gradebook
 from autograder.report.html import esc, inline, page, scroll_box
 from autograder.report.numbers import number
+from autograder.report.page_folders import index_path, page_paths, slug
 from autograder.report.text import MARKS
 from autograder.store.atomic import write_atomically
 
-__all__ = ["write_feedback_pages", "feedback_page", "page_paths", "page_links", "slug"]
-INDEX = "index.html"
+__all__ = ["write_feedback_pages", "feedback_page", "page_paths", "page_links", "slug", "index_path"]
+OLD_INDEX = "index.html"  # where the index was before round four (inside DIR): removed when found
 
 
 # --------------------------------------------------------------------------- one page
@@ -123,11 +126,10 @@ def exercise_html(exercise: ExerciseResult) -> str:
 
 def feedback_page(result: SubmissionResult, seed: int | None = None) -> str:
     """The page of one submission, for its student: a summary table, then each exercise's feedback. It never
-    shows the seed (``seed`` is accepted and left out: the hidden cases derive from it); the instructor's
-    index page does."""
+    shows the seed (``seed`` is accepted and left out: the hidden cases derive from it), and links to no other
+    page: the instructor's index, which shows every score and the seed, is not in the student's folder."""
     title = f"{result.assignment} — feedback for {result.student}"
-    body = [f'<nav class="back"><a href="../{INDEX}">← All feedback pages</a></nav>',
-            f"<h1>{esc(result.assignment)}: {number(result.score)} / {number(result.max_score)}</h1>",
+    body = [f"<h1>{esc(result.assignment)}: {number(result.score)} / {number(result.max_score)}</h1>",
             f'<p class="meta">Feedback for <strong>{esc(result.student)}</strong> on '
             f"<code>{esc(result.submission)}</code>.</p>"]
     body += [f'<p class="note">{inline(note)}</p>' for note in result.notes]
@@ -149,43 +151,8 @@ def feedback_page(result: SubmissionResult, seed: int | None = None) -> str:
 
 # --------------------------------------------------------------------------- the folder
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
-RESERVED = {"index.html", "con", "prn", "aux", "nul"}
-
-
-def slug(text: str, fallback: str) -> str:
-    """A file name made of [A-Za-z0-9._-] only, never empty, hidden, or a reserved name."""
-    name = _UNSAFE.sub("_", text).strip("._")[:80] or fallback
-    return f"_{name}" if name.lower() in RESERVED else name
-
-
 def _assignment_order(assignment: str) -> tuple[int, str]:
     return (ASSIGNMENT_IDS.index(assignment) if assignment in ASSIGNMENT_IDS else len(ASSIGNMENT_IDS), assignment)
-
-
-def page_paths(results: list[SubmissionResult]) -> list[str]:
-    """Each result's page, relative to the folder: '<student>/<assignment>.html', unique (case-insensitively)."""
-    folders: dict[str, str] = {}  # student -> folder
-    used_folders: set[str] = set()
-    used_pages: set[str] = set()
-    paths = []
-    for result in results:
-        if result.student not in folders:
-            base = slug(result.student, "student")
-            folder, n = base, 1
-            while folder.lower() in used_folders:
-                n += 1
-                folder = f"{base}-{n}"
-            folders[result.student] = folder
-            used_folders.add(folder.lower())
-        base = f"{folders[result.student]}/{slug(result.assignment, 'assignment')}"
-        name, n = f"{base}.html", 1
-        while name.lower() in used_pages:  # the same student submitted twice for one assignment
-            n += 1
-            name = f"{base}-{n}.html"
-        used_pages.add(name.lower())
-        paths.append(name)
-    return paths
 
 
 def page_links(results: list[SubmissionResult], feedback_dir: Path, from_dir: Path) -> list[str]:
@@ -195,15 +162,16 @@ def page_links(results: list[SubmissionResult], feedback_dir: Path, from_dir: Pa
 
 
 def index_page(results: list[SubmissionResult], paths: list[str], seed: int | None = None) -> str:
-    """Every student's scores, each linking its page; the totals are the CSV gradebook's (``report.gradebook``):
-    every row is out of the points of every assignment in the run, a skipped one counting 0."""
+    """Every student's scores, each linking its page (``paths``: links from where the index is); the totals are
+    the CSV gradebook's (``report.gradebook``): every row is out of the points of every assignment in the run, a
+    skipped one counting 0."""
     book = gradebook(results)
     link = {id(result): path for result, path in zip(results, paths)}
     head = "".join(f'<th scope="col" class="num">{esc(a)}</th>' for a in book.assignments)
     rows = []
     for row in book.rows:
         cells = "".join(
-            f'<td class="num"><a href="{esc(quote(link[id(row.results[a])]))}">{number(row.results[a].score)} / '
+            f'<td class="num"><a href="{esc(link[id(row.results[a])])}">{number(row.results[a].score)} / '
             f"{number(row.results[a].max_score)}</a></td>" if a in row.results else '<td class="num">—</td>'
             for a in book.assignments)
         rows.append(f'<tr><th scope="row">{esc(row.label)}</th>{cells}'
@@ -211,9 +179,10 @@ def index_page(results: list[SubmissionResult], paths: list[str], seed: int | No
     body = (f"<h1>Feedback pages</h1>"
             f'<p class="meta">{len(results)} submission{"s" if len(results) != 1 else ""}'
             + (f", seed {int(seed)}" if seed is not None else "") + ". "
-            "This index is for the instructor: it lists every student's score. Each student's pages are in "
-            "their own folder (<code>&lt;student&gt;/&lt;assignment&gt;.html</code>); hand each student only "
-            "their folder. A missing assignment (—) counts 0 in the total, as in the CSV gradebook.</p>"
+            "This index is for the instructor: it lists every student's score and is written beside the folder "
+            "of pages, not in it; no student's page links here. Each student's pages are in their own folder "
+            "(<code>&lt;student&gt;/&lt;assignment&gt;.html</code>); hand each student only their folder. A "
+            "missing assignment (—) counts 0 in the total, as in the CSV gradebook.</p>"
             + scroll_box(f'<table><caption>Scores (each links to the feedback page)</caption><thead><tr>'
                          f'<th scope="col">student</th>{head}<th scope="col" class="num">total</th></tr></thead>'
                          f"<tbody>{''.join(rows)}</tbody></table>"))
@@ -221,7 +190,8 @@ def index_page(results: list[SubmissionResult], paths: list[str], seed: int | No
 
 
 def write_feedback_pages(results: list[SubmissionResult], folder: Path, seed: int | None = None) -> list[Path]:
-    """Write every submission's page and DIR/index.html; returns the pages written (index last)."""
+    """Write every submission's page in DIR and the instructor's index beside it (``index_path``); returns the
+    pages written (index last). An index an older version left inside DIR is removed."""
     folder = Path(folder)
     paths = page_paths(results)
     written = []
@@ -229,6 +199,20 @@ def write_feedback_pages(results: list[SubmissionResult], folder: Path, seed: in
         target = folder / relative
         write_atomically(target, feedback_page(result, seed))
         written.append(target)
-    write_atomically(folder / INDEX, index_page(results, paths, seed))
-    written.append(folder / INDEX)
+    _remove_old_index(folder)
+    index = index_path(folder)
+    links = page_links(results, folder, index.parent)
+    write_atomically(index, index_page(results, links, seed))
+    written.append(index)
     return written
+
+
+def _remove_old_index(folder: Path) -> None:
+    """The index that versions before round four wrote inside DIR (scores and seed beside students' folders)."""
+    old = folder / OLD_INDEX
+    try:
+        if old.is_file() and not old.is_symlink() and "<title>Feedback pages</title>" in old.read_text("utf-8"):
+            old.unlink()
+            print(f"autograder: removed {old}: the instructor's index is now {index_path(folder)}", file=sys.stderr)
+    except (OSError, UnicodeDecodeError):
+        pass

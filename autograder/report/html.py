@@ -45,7 +45,6 @@ img { max-width: 100%; height: auto; }
 .plot figure { flex: 0 1 640px; } .plot > * { min-width: 0; max-width: 100%; }
 .scroll { overflow-x: auto; max-width: 100%; }  /* a table scrolls in its own box: the page never scrolls sideways */
 .scroll table { margin: .4rem 0; }
-nav.back { font-size: .95rem; margin-bottom: .4rem; }
 """
 
 

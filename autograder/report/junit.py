@@ -39,7 +39,6 @@ def to_junit(results: Iterable[SubmissionResult], seed: int | None = None) -> st
     """
     root = ET.Element("testsuites", name="autograder")
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
-    total_time = 0.0
     for result in results:
         suite = ET.SubElement(root, "testsuite", name=_xml(result.submission))
         properties = ET.SubElement(suite, "properties")
@@ -73,11 +72,10 @@ def to_junit(results: Iterable[SubmissionResult], seed: int | None = None) -> st
         for key, value in counts.items():
             suite.set(key, str(value))
             totals[key] += value
-        suite.set("time", f"{result.seconds:.3f}")
-        total_time += result.seconds
+        suite.set("time", "0")  # a submission's time is its code's to choose (hidden cases too): not shown
     for key, value in totals.items():
         root.set(key, str(value))
-    root.set("time", f"{total_time:.3f}")
+    root.set("time", "0")
     ET.indent(root)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 

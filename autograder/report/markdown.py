@@ -54,6 +54,22 @@ def inline(value: object) -> str:
     return _LINE_START.sub(_escape_start, "".join(parts), count=1)
 
 
+def plain(value: object) -> str:
+    """A name a student chose (a file, a folder), as one line of Markdown text: every character that could
+    open anything escaped, backticks too (a name never makes a code span of its own)."""
+    return _LINE_START.sub(_escape_start, _plain(line(value)), count=1)
+
+
+_UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+
+
+def table_cell(value: object, chosen: bool = False) -> str:
+    """A cell of a GFM table: ``inline`` (``plain`` for a name a student chose) with every pipe escaped, inside
+    code spans too: GFM splits a row at any unescaped ``|``, a code span's included, and takes ``\\|`` as a pipe
+    in the cell, a code span's included."""
+    return _UNESCAPED_PIPE.sub(r"\\|", plain(value) if chosen else inline(value))
+
+
 def _escape_start(match: re.Match) -> str:
     if match.group(2):  # "# title", "> quote", "- item": escape the marker
         return f"{match.group(1)}\\{match.group(2)}"
@@ -144,9 +160,10 @@ def points_table(results: list[SubmissionResult]) -> str:
     rows = ["| submission | exercise | points | status | pitfalls |", "|---|---|---|---|---|"]
     for result in results:
         for exercise in result.exercises:
-            rows.append(f"| {inline(result.student)} | {inline(exercise.id)} | {number(exercise.score)} / "
-                        f"{number(exercise.max_score)} | {inline(exercise.status.value)} | "
-                        f"{inline(', '.join(exercise.pitfalls))} |")
-        rows.append(f"| {inline(result.student)} | **total** | **{number(result.score)} / "
+            rows.append(f"| {table_cell(result.student, True)} | {table_cell(exercise.id, True)} | "
+                        f"{number(exercise.score)} / {number(exercise.max_score)} | "
+                        f"{table_cell(exercise.status.value, True)} | "
+                        f"{table_cell(', '.join(exercise.pitfalls), True)} |")
+        rows.append(f"| {table_cell(result.student, True)} | **total** | **{number(result.score)} / "
                     f"{number(result.max_score)}** | | |")
     return "\n".join(rows) + "\n"

@@ -7,9 +7,10 @@ inputs of every random hidden case handed after it, as bytes; on its second, the
 as 8 little-endian bytes and as a Python int's digits.
 
 td_loss is right on its public case (so that both hidden cases' messages are shown). On a hidden case it
-returns the right answer only if it found one of them (a pass means the defence failed); else it raises
-LookupError when it looked everywhere (its check that it can find the case it holds passed), AssertionError
-when that check failed, TimeoutError when it used up its CPU time (measured in CPU time: load cannot make it
+returns the right answer only if it found one of them (a pass means the defence failed); else, since a hidden
+case shows only its kind (round four), it says what happened by the kind it chooses: an error (LookupError)
+when it looked everywhere (its check that it can find the case it holds passed), wrong values when that check
+failed, out of memory (a MemoryError) when it used up its CPU time (measured in CPU time: load cannot make it
 run out). The other exercises are correct.
 
 tests/test_hostile.py writes in what to look for when it copies this file (PATTERNS, masked: no copy of a
@@ -169,4 +170,6 @@ def td_loss(q, reward, next_q, gamma):
     said = _search(current, deadline)
     if said.startswith("found"):
         return _correct_td_loss(q, reward, next_q, gamma)
-    raise {"nothing": LookupError, "no-control": AssertionError, "late": TimeoutError}[said](said)
+    if said == "no-control":
+        return _correct_td_loss(q, reward, next_q, gamma) + 1.0
+    raise {"nothing": LookupError, "late": MemoryError}[said](said)
