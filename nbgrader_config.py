@@ -35,8 +35,14 @@ from nbgrader.converters import Autograde  # noqa: E402
 from nbgrader.preprocessors import Execute  # noqa: E402
 
 EXECUTOR = "autograder.frontends.nbgrader_executor.ContainedExecute"
-# Each step by its import name, as nbgrader reads them: formgrader's "Current configuration" panel shows them so.
-c.Autograde.autograde_preprocessors = [EXECUTOR if step is Execute else f"{step.__module__}.{step.__qualname__}"
+
+
+def import_name(step) -> str:
+    """A step as nbgrader reads it: formgrader's "Current configuration" panel shows classes as `<class ...>`."""
+    return step if isinstance(step, str) else f"{step.__module__}.{step.__qualname__}"
+
+
+c.Autograde.autograde_preprocessors = [EXECUTOR if step is Execute else import_name(step)
                                        for step in Autograde.class_traits()["autograde_preprocessors"].default()]
 
 # Feedback pages (generate_feedback) readable on a phone and offline: a viewport, formulas as MathML, no MathJax
@@ -55,10 +61,10 @@ from nbgrader.converters import GenerateFeedback  # noqa: E402
 from nbgrader.preprocessors import DeduplicateIds  # noqa: E402
 
 c.Autograde.sanitize_preprocessors = [
-    "autograder.frontends.nbgrader_repair.RepairGradedCells" if step is DeduplicateIds else step
+    "autograder.frontends.nbgrader_repair.RepairGradedCells" if step is DeduplicateIds else import_name(step)
     for step in Autograde.class_traits()["sanitize_preprocessors"].default()]
 c.Autograde.exporter_class = "autograder.frontends.nbgrader_repair.ReadableNotebooks"
-c.GenerateFeedback.preprocessors = [*GenerateFeedback.class_traits()["preprocessors"].default(),
+c.GenerateFeedback.preprocessors = [*map(import_name, GenerateFeedback.class_traits()["preprocessors"].default()),
                                     "autograder.frontends.nbgrader_markdown.SanitizeStudentMarkdown"]
 
 # On the kernel path, graded cells call the kit's grader (autograder.graded_cell): it grades the whole notebook

@@ -214,7 +214,10 @@ def test_formgraders_configuration_panel_names_the_executor(term):
                           capture_output=True, text=True, timeout=300)  # its own process: the file sets variables
     assert done.returncode == 0, done.stderr[-3000:]  # the course's own configuration is plain data
     assert json.loads(done.stdout)["GenerateFeedback"] == {
-        "exporter_class": "autograder.frontends.nbgrader_feedback.FeedbackExporter"}
+        "exporter_class": "autograder.frontends.nbgrader_feedback.FeedbackExporter",
+        "preprocessors": ["nbgrader.preprocessors.getgrades.GetGrades",
+                          "nbconvert.preprocessors.csshtmlheader.CSSHTMLHeaderPreprocessor",
+                          "autograder.frontends.nbgrader_markdown.SanitizeStudentMarkdown"]}
 
 
 def test_course_init_says_what_works_on_the_course_it_made(term):
