@@ -27,7 +27,7 @@ def ok(value, gradient) -> TaskOutcome:
 
 
 def raised(type_: str, message: str, *functions: str) -> TaskOutcome:
-    frames = tuple(("<cell 1>", 10 + n, name, "") for n, name in enumerate(functions))
+    frames = tuple(("<submission>", 10 + n, name, "") for n, name in enumerate(functions))
     return TaskOutcome("error", error=ErrorInfo(type_, message, frames=frames))
 
 
@@ -115,7 +115,7 @@ def test_a_case_that_raises_on_the_line_of_a_finding_names_its_pitfall():
                    headline="`tf.reduce_sum(...)` (line 12) takes the norm over the fixed axes [1, 2, 3]",
                    fix="on line 12, take one norm per example over every axis but the first")
     at_12 = TaskOutcome("error", error=ErrorInfo("InvalidArgumentError", "Invalid reduction dimension 2",
-                                                 frames=(("<cell 1>", 12, "f", ""),)))
+                                                 frames=(("<submission>", 12, "f", ""),)))
     result = evaluate_exercise(evidence(exercise(), [at_12, RIGHT], axes))
     assert result.pitfalls == ["wrong-norm-axis"] and result.explanations[0].fix == axes.fix
     # a hidden case's error is named by its type, never quoted (its message is the student's code's words)
@@ -123,7 +123,7 @@ def test_a_case_that_raises_on_the_line_of_a_finding_names_its_pitfall():
     assert "the InvalidArgumentError your code raises on that line is its consequence" in text
     assert "Invalid reduction dimension" not in text
     at_13 = TaskOutcome("error", error=ErrorInfo("InvalidArgumentError", "Invalid reduction dimension 2",
-                                                 frames=(("<cell 1>", 13, "f", ""),)))
+                                                 frames=(("<submission>", 13, "f", ""),)))
     assert evaluate_exercise(evidence(exercise(), [at_13, RIGHT], axes)).pitfalls == []
 
 

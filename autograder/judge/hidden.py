@@ -12,8 +12,8 @@ The case's public twin shows the rest (its messages are the student's own code t
 from __future__ import annotations
 
 import builtins
-import re
 
+from autograder.judge.frames import deepest_place
 from autograder.load.cells import SubmissionSource
 from autograder.model.course import Exercise
 from autograder.model.outcomes import ErrorInfo, TaskOutcome
@@ -38,7 +38,6 @@ CONTRACT = ("returned what the exercise does not allow (its type, structure or s
             "shows the message when it fails the same way")
 STOPPED = "the process running it stopped (it crashed, exited or broke the grader's protocol)"
 NOT_RUN = "not run: an earlier case of this exercise stopped its process"
-_CELL_FILE = re.compile(r"<cell (\d+)>")
 
 
 def known_type(error: ErrorInfo) -> str | None:
@@ -52,22 +51,10 @@ def error_name(error: ErrorInfo) -> str:
 
 
 def place(error: ErrorInfo, source: SubmissionSource | None) -> str:
-    """'cell 7, line 4' of the deepest frame of the student's code, when that cell and line exist in the
+    """'cell [7], line 4' of the deepest frame of the student's code, when that cell and line exist in the
     submission (a frame's file name is the code's to choose); else ''."""
-    if source is None or not error.frames:
-        return ""
-    file, line, _, _ = error.frames[-1]
-    match = _CELL_FILE.fullmatch(file)
-    if source.kind == "notebook" and match:
-        index = int(match.group(1))
-    elif source.kind == "python" and file == "<submission>":
-        index = 1
-    else:
-        return ""
-    cell = source.cell(index)
-    if cell is None or cell.skipped is not None or not 1 <= line <= len(cell.code.splitlines()):
-        return ""
-    return source.where(index, line)
+    found = deepest_place(error.frames, source)
+    return "" if found is None or source is None else source.where(found[0], found[1])
 
 
 def raised(error: ErrorInfo, source: SubmissionSource | None) -> str:

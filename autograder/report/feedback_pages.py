@@ -30,8 +30,8 @@ from urllib.parse import quote
 
 from autograder.course import ASSIGNMENT_IDS
 from autograder.model.pitfalls import CATALOGUE
-from autograder.model.results import Advice, Explanation, ExerciseResult, SubmissionResult, Where
-from autograder.report.feedback_text import ADVICE_HEAD, advice_lines, case_title, sentence
+from autograder.model.results import Advice, CaseReport, Explanation, ExerciseResult, SubmissionResult, Where
+from autograder.report.feedback_text import ADVICE_HEAD, advice_lines, case_title, folded, points_text, sentence
 from autograder.report.gradebook import gradebook
 from autograder.report.html import esc, inline, page, scroll_box
 from autograder.report.numbers import number
@@ -79,6 +79,8 @@ def _explanation_html(explanation: Explanation, exercise_id: str) -> str:
     parts = [_pitfall_box(explanation.pitfall, exercise_id), f"<p>{inline(sentence(explanation.text))}</p>"]
     if explanation.where is not None:
         parts.append(_where_html(explanation.where))
+    elif explanation.look_for:
+        parts.append(f'<div class="where"><p><strong>Look for:</strong> {inline(explanation.look_for)}</p></div>')
     parts.append(f'<p class="fix"><strong>Fix:</strong> {inline(explanation.fix + ".")}</p></div>')
     return "".join(parts)
 
@@ -99,9 +101,20 @@ def _advice_html(advice: Advice) -> str:
             f"<p>{inline(lines[1].strip())}</p></div>")
 
 
+def _case_html(case: CaseReport) -> str:
+    """A failing case: its message, the part past its first rows folded in a `<details>` the reader opens."""
+    shown, rest = folded(case.message)
+    html = (f'<div class="case"><p class="case-title">{inline(case_title(case))}:</p>'
+            f"<pre>{esc(chr(10).join(shown))}</pre>")
+    if rest:
+        html += (f"<details><summary>{len(rest)} more lines</summary><pre>{esc(chr(10).join(rest))}</pre>"
+                 "</details>")
+    return html + "</div>"
+
+
 def exercise_html(exercise: ExerciseResult) -> str:
     parts = [f'<section class="exercise" id="{_anchor(exercise.id)}">',
-             f"<h3><code>{esc(exercise.id)}</code> · {number(exercise.score)} / {number(exercise.max_score)}"
+             f"<h3><code>{esc(exercise.id)}</code> · {inline(points_text(exercise))}"
              f" · {_status(exercise.status)}</h3>"]
     explained = {e.pitfall for e in exercise.explanations}
     if exercise.text is not None:  # read back from the contract's JSON: the text as it is
@@ -110,8 +123,7 @@ def exercise_html(exercise: ExerciseResult) -> str:
     else:
         parts += [f"<p>{inline(line)}</p>" for line in (exercise.summary, *exercise.notes) if line.strip()]
         parts += [_explanation_html(e, exercise.id) for e in exercise.explanations]
-        parts += [f'<div class="case"><p class="case-title">{inline(case_title(case))}:</p>'
-                  f"<pre>{esc(case.message)}</pre></div>" for case in exercise.cases]
+        parts += [_case_html(case) for case in exercise.cases]
         if exercise.more_failing > 0:
             parts.append(f"<p>({exercise.more_failing} more failing case{'s' if exercise.more_failing > 1 else ''} "
                          "not shown)</p>")
@@ -134,7 +146,7 @@ def feedback_page(result: SubmissionResult, seed: int | None = None) -> str:
     if result.exercises:
         rows = "".join(
             f'<tr><td><a href="#{_anchor(e.id)}"><code>{esc(e.id)}</code></a></td>'
-            f'<td class="num">{number(e.score)} / {number(e.max_score)}</td><td>{_status(e.status)}</td>'
+            f'<td class="num">{inline(points_text(e))}</td><td>{_status(e.status)}</td>'
             f"<td>{', '.join(f'<code>{esc(p)}</code>' for p in e.pitfalls)}</td></tr>"
             for e in result.exercises)
         body.append(scroll_box('<table><caption>Exercises</caption><thead><tr><th scope="col">exercise</th>'

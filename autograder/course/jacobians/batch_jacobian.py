@@ -8,7 +8,7 @@ from autograder.course.jacobians.functions import batch_function
 from autograder.course.jacobians.shared import (UNWATCHED_FIX, constant_case, float64_case,
                                               nonsymmetric, pair, result, tensor_case)
 from autograder.course.probing import tensor
-from autograder.model.course import Exercise, Mistake, Output
+from autograder.model.course import Exercise, Look, Mistake, Output
 
 BATCH_JACOBIAN = Output("batch_jacobian", "the per-example Jacobians", none_means_zero=True, gradient=True)
 
@@ -60,7 +60,8 @@ EXERCISE = Exercise(
         Mistake("transposed", "batch_transposed",
                 "each per-example block is transposed, shape (batch, n, m) instead of (batch, m, n)",
                 "out[b, i, j] is dy_{b,i} / dx_{b,j}: `tape.batch_jacobian(y, x)` already has this orientation; "
-                "drop the `tf.transpose`"),
+                "drop the `tf.transpose`",
+                look=Look((r"transpose\(|einsum\(|perm\s*=",), "this puts the inputs' axis before the outputs'")),
         Mistake("unwatched-tensor", "batch_unwatched",
                 "your result is zero for tf.Tensor inputs and right for tf.Variable inputs: the tape does not watch "
                 "x (a tape only watches Variables by itself), and `batch_jacobian` returns zeros for a source it "

@@ -14,7 +14,7 @@ import numpy as np
 from autograder.course.building import advisory, array, case
 from autograder.course.jacobians.models import LOSS_TEXT, build_model, loss_function, variable_count, weight_count
 from autograder.course.probing import require_tensor, tensor
-from autograder.model.course import ContractError, Exercise, Mistake, Output
+from autograder.model.course import ContractError, Exercise, Look, Mistake, Output
 
 MAX_VARIABLES = 6  # the cases' models have at most three Dense layers (kernel and bias each)
 SCALE_BATCH, SCALE_INPUT, SCALE_HIDDEN, SCALE_CLASSES = 256, 784, 128, 10  # 101,770 weights
@@ -117,8 +117,9 @@ def make_cases(rng: np.random.Generator):
                                                         "its output does not use")
                  + " (the contract's models use every variable)", tags=("degenerate",), args=spare,
                  advice="your per_example_gradients does not give zeros (or None) for a trainable variable the "
-                        "model does not use: `tape.jacobian` returns None there; pass "
-                        "`unconnected_gradients=tf.UnconnectedGradients.ZERO` to get zeros"),
+                        "model does not use: `tape.jacobian` returns None there; keep the None, or replace it with "
+                        "zeros of its shape, `tf.zeros((batch, *v.shape), v.dtype)` (not "
+                        "`unconnected_gradients=ZERO`, which raises AttributeError for a Keras 3 model's variables)"),
     ]
 
 
@@ -213,10 +214,12 @@ EXERCISE = Exercise(
         Mistake("summed-gradient", "pe_mean",
                 "your result is the gradient of the batch's mean loss (`tape.gradient(tf.reduce_mean(losses), ...)`): "
                 "the average of the per-example gradients, what a training step uses, not one row per example",
-                SUMMED_FIX, outputs=GRADIENTS),
+                SUMMED_FIX, outputs=GRADIENTS,
+                look=Look((r"reduce_mean\(", r"\.gradient\("), "this averages the examples' losses into one")),
         Mistake("summed-gradient", "pe_mean_broadcast",
                 "every row of your result is the gradient of the batch's mean loss, repeated for each example: the "
-                "shape is right, but the rows are not per-example gradients", SUMMED_FIX, outputs=GRADIENTS),
+                "shape is right, but the rows are not per-example gradients", SUMMED_FIX, outputs=GRADIENTS,
+                look=Look((r"reduce_mean\(", r"\.gradient\("), "this averages the examples' losses into one")),
         Mistake("transposed", "pe_batch_last",
                 "the batch axis of your result comes last, (*variable.shape, batch), instead of first",
                 "put the examples on the first axis, (batch, *variable.shape): `tape.jacobian(losses, variables)` "
@@ -230,14 +233,20 @@ EXERCISE = Exercise(
                 "your result is the Jacobian of the model's outputs, (batch, k, *variable.shape), not of the "
                 "per-example losses",
                 "apply the loss first, `losses = loss_fn(y, model(x))` inside the tape, then "
-                "`tape.jacobian(losses, model.trainable_variables)`", outputs=GRADIENTS),
+                "`tape.jacobian(losses, model.trainable_variables)`", outputs=GRADIENTS,
+                look=Look((r"\.jacobian\(",), "this differentiates the model's outputs, not the losses")),
         Mistake("wrong-value", "pe_flattened",
                 "each of your tensors is flattened to (batch, variable.size): right for a bias, not for a kernel",
                 "keep each variable's own shape after the batch axis, (batch, *variable.shape); flatten only where "
-                "you compute norms", outputs=GRADIENTS),
+                "you compute norms", outputs=GRADIENTS,
+                look=Look((r"reshape\(|flatten|\[\s*-1\s*\]",), "this flattens each gradient")),
         Mistake("wrong-value", "pe_reversed",
                 "your list of gradients is not in the order of model.trainable_variables (here: reversed)",
-                ORDER_FIX, outputs=GRADIENTS),
+                ORDER_FIX, outputs=GRADIENTS,
+                look=Look((r"sorted\(|reversed\(|\[::-1\]|\.reverse\(",),
+                          "this changes the order of the variables",
+                          look_for="the list of variables you differentiate with respect to: it must be"
+                          " `model.trainable_variables` as given")),
     ),
     hints={
         "gradient-cut": "keep the model's output and the losses as tensors inside the tape: no `.numpy()`, "
