@@ -283,7 +283,7 @@ def _table(caption: str, head: list[str], rows: list[list[str]], numeric: set[in
         (f'<th scope="row">{cell}</th>' if i == 0 else f'<td{" class=num" if i in numeric else ""}>{cell}</td>')
         for i, cell in enumerate(row)) + "</tr>" for row in rows)
     return scroll_box(f'<table{css}><caption>{esc(caption)}</caption><thead><tr>{th}</tr></thead>'
-                      f'<tbody>{body}</tbody></table>')
+                      f'<tbody>{body}</tbody></table>', caption)
 
 
 def write_class_report(results: list[SubmissionResult], folder: Path, sources: list[str] | None = None,

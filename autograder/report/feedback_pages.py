@@ -33,7 +33,7 @@ from autograder.model.pitfalls import CATALOGUE
 from autograder.model.results import Advice, CaseReport, Explanation, ExerciseResult, SubmissionResult, Where
 from autograder.report.feedback_text import ADVICE_HEAD, advice_lines, case_title, folded, points_text, sentence
 from autograder.report.gradebook import gradebook
-from autograder.report.html import esc, inline, page, scroll_box
+from autograder.report.html import code_box, esc, inline, page, scroll_box
 from autograder.report.numbers import number
 from autograder.report.text import MARKS
 from autograder.store.atomic import write_atomically
@@ -62,8 +62,7 @@ def _where_html(where: Where) -> str:
             row = f"{str(line_number).rjust(width)} │ {esc(text)}"
             rows.append(f"<mark>{row}</mark>" if line_number == where.line else row)
         label = f"cell [{where.cell}]" if where.cell is not None else "your file"
-        parts.append(f'<pre aria-label="your code, {esc(label)}, line {where.line} marked"><code>'
-                     + "\n".join(rows) + "</code></pre>")
+        parts.append(code_box("<code>" + "\n".join(rows) + "</code>", f"your code, {label}, line {where.line} marked"))
     if where.detail:
         parts.append(f"<p>{inline(where.detail)}</p>")
     parts.append("</div>")
@@ -119,7 +118,7 @@ def exercise_html(exercise: ExerciseResult) -> str:
     explained = {e.pitfall for e in exercise.explanations}
     if exercise.text is not None:  # read back from the contract's JSON: the text as it is
         if exercise.text.strip():
-            parts.append(f'<pre class="feedback">{esc(exercise.text)}</pre>')
+            parts.append(code_box(esc(exercise.text), f"feedback on {exercise.id}", ' class="feedback"'))
     else:
         parts += [f"<p>{inline(line)}</p>" for line in (exercise.summary, *exercise.notes) if line.strip()]
         parts += [_explanation_html(e, exercise.id) for e in exercise.explanations]
@@ -138,8 +137,8 @@ def feedback_page(result: SubmissionResult, seed: int | None = None) -> str:
     shows the seed (``seed`` is accepted and left out: the hidden cases derive from it); the instructor's
     index page does."""
     title = f"{result.assignment} — feedback for {result.student}"
-    body = [f'<nav class="back"><a href="../{INDEX}">← All feedback pages</a></nav>',
-            f"<h1>{esc(result.assignment)}: {number(result.score)} / {number(result.max_score)}</h1>",
+    nav = f'<nav class="back"><a href="../{INDEX}">← All feedback pages</a></nav>\n'
+    body = [f"<h1>{esc(result.assignment)}: {number(result.score)} / {number(result.max_score)}</h1>",
             f'<p class="meta">Feedback for <strong>{esc(result.student)}</strong> on '
             f"<code>{esc(result.submission)}</code>.</p>"]
     body += [f'<p class="note">{inline(note)}</p>' for note in result.notes]
@@ -151,12 +150,13 @@ def feedback_page(result: SubmissionResult, seed: int | None = None) -> str:
             for e in result.exercises)
         body.append(scroll_box('<table><caption>Exercises</caption><thead><tr><th scope="col">exercise</th>'
                                '<th scope="col" class="num">score</th><th scope="col">status</th>'
-                               f'<th scope="col">pitfalls</th></tr></thead><tbody>{rows}</tbody></table>'))
+                               f'<th scope="col">pitfalls</th></tr></thead><tbody>{rows}</tbody></table>',
+                               "Exercises"))
         body.append("<p>Each exercise below says how many of its cases passed, which mistake the grader "
                     "recognised (with where it is in your code and how to fix it) and what went wrong on "
                     "the first failing cases.</p>")
     body += [exercise_html(e) for e in result.exercises]
-    return page(title, "\n".join(body))
+    return page(title, "\n".join(body), nav=nav)
 
 
 # --------------------------------------------------------------------------- the folder
@@ -228,7 +228,7 @@ def index_page(results: list[SubmissionResult], paths: list[str], seed: int | No
             "their folder. A missing assignment (—) counts 0 in the total, as in the CSV gradebook.</p>"
             + scroll_box(f'<table><caption>Scores (each links to the feedback page)</caption><thead><tr>'
                          f'<th scope="col">student</th>{head}<th scope="col" class="num">total</th></tr></thead>'
-                         f"<tbody>{''.join(rows)}</tbody></table>"))
+                         f"<tbody>{''.join(rows)}</tbody></table>", "Scores"))
     return page("Feedback pages", body)
 
 
