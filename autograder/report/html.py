@@ -64,7 +64,7 @@ def esc(value: object) -> str:
 def code_box(text: str, label: str, css: str = "") -> str:
     """Code or text in a <pre> that scrolls sideways when its lines are long: a labelled region that takes the
     keyboard's focus (``scroll_box``). ``text`` is HTML already (escape before)."""
-    return f'<pre{css} role="region" aria-label="{esc(label)}" tabindex="0">{text}</pre>'
+    return f'<pre{css} aria-label="{esc(label)}" role="region" tabindex="0">{text}</pre>'
 
 
 def page(title: str, body: str, lang: str = "en", nav: str = "") -> str:
