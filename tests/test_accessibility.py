@@ -5,7 +5,7 @@ text. (The example class's real pages are checked in test_examples.py, from its 
 The pages here are written from hand-made results that hold everything a page can show (a pitfall with its place
 and excerpt, one with "Look for", a capped exercise, a folded case table, advice, notes, a result read back from
 the contract's JSON, long code that scrolls), so that each element's markup is checked, not only what one
-submission happens to produce. axe-core runs in headless Chromium (``axe_check``); it is installed outside the
+submission happens to produce. axe-core runs in headless Chromium (``helpers.axe_script``); it is installed outside the
 checkout (``.ci/run``), and these tests are skipped, saying how to install it, where it is missing.
 """
 from __future__ import annotations
@@ -26,8 +26,7 @@ from autograder.report.contract import submission_json
 from autograder.report.feedback_pages import write_feedback_pages
 from autograder.report.text import MARKS
 
-from axe_check import assert_accessible, axe_script, violations
-from helpers import ROOT, Browser, Elements
+from helpers import ROOT, Browser, Elements, assert_accessible, axe_script, violations
 
 pytestmark = pytest.mark.slow  # headless Chromium, a docs build
 
@@ -132,3 +131,35 @@ def test_the_docs_site_passes_axe_core(browser, tmp_path):
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args) -> None:  # noqa: D401  (no request log in the test output)
         pass
+
+
+def test_the_notebooks_figures_carry_alt_text(monkeypatch):
+    """Each notebook's figures go through its `show_figure`, which gives the image a text alternative (its
+    titles and axis labels by default) that screen readers and HTML exports (nbconvert's `alt`) read."""
+    import json
+
+    import IPython.display
+    from matplotlib.figure import Figure
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, **kw: shown.append(kw))
+    for root in ("solutions", "assignments"):
+        for notebook in sorted((ROOT / root).glob("*/*.ipynb")):
+            cells = ["".join(c["source"]) for c in json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+                     if c["cell_type"] == "code"]
+            shows = [c for c in cells if "display(" in c and "Image(" in c]
+            assert len(shows) <= 1 and all("def show_figure" in c for c in shows), notebook
+            if not shows:
+                continue
+            code = shows[0]
+            definition = code[code.index("def show_figure"):]
+            definition = definition[:definition.index("\n\n")]
+            namespace: dict = {}
+            exec(definition, namespace)  # noqa: S102  (the notebook's own helper, on a figure of ours)
+            fig = Figure()
+            fig.subplots().set(title="a title", xlabel="x", ylabel="y")
+            namespace["show_figure"](fig)
+            alt = shown[-1]["metadata"]["image/png"]["alt"]
+            assert "a title" in alt and "x against y" in alt, (notebook, alt)
+            namespace["show_figure"](fig, "my own words")
+            assert shown[-1]["metadata"]["image/png"]["alt"] == "my own words"

@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from axe_check import assert_accessible, axe_script
-from helpers import ROOT, Browser, assert_same_result, exercise, grade_json, run_autograder
+from helpers import ROOT, Browser, assert_accessible, assert_same_result, axe_script, exercise, grade_json, run_autograder
 
 pytestmark = pytest.mark.slow
 

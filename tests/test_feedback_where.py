@@ -210,3 +210,57 @@ def test_a_long_message_is_trimmed_from_its_middle_so_its_end_still_shows():
     said = headline(ErrorInfo("ValueError", message))
     assert len(said) <= 300 and said.startswith("Shapes differ: ") and said.endswith("expected (3, 2)") and "…" in said
     assert trimmed("short") == "short"
+
+
+# --------------------------------------------------------------------------- round four's gaps, named
+
+def test_a_tape_kept_as_an_attribute_and_used_after_its_block_is_found_and_a_right_one_is_not():
+    from autograder.judge.static import analyze
+
+    wrong = python("import tensorflow as tf\n\nclass HVP:\n    def __call__(self, f, x, v):\n"
+                   "        with tf.GradientTape() as self.outer:\n            self.outer.watch(x)\n"
+                   "            with tf.GradientTape() as self.inner:\n                self.inner.watch(x)\n"
+                   "                y = f(x)\n        g = self.inner.gradient(y, x)\n"
+                   "        return self.outer.gradient(tf.reduce_sum(g * v), x)\n\n"
+                   "def hessian_vector_product(f, x, v):\n    return HVP()(f, x, v)\n")
+    found = [f for f in analyze(wrong, "hessian_vector_product", strict=True).findings
+             if f.pitfall == "tape-outside-context"]
+    assert [(f.line, f.code) for f in found] == [(10, "g = self.inner.gradient(y, x)")]
+    assert "`self.outer`" in found[0].headline
+    right = python(wrong.cells[0].code.replace("        g = self.inner.gradient(y, x)\n        return",
+                                               "            g = self.inner.gradient(y, x)\n            s = tf.reduce_sum(g * v)\n        return")
+                   .replace("self.outer.gradient(tf.reduce_sum(g * v), x)", "self.outer.gradient(s, x)"))
+    assert analyze(right, "hessian_vector_product", strict=True).findings == ()
+
+
+def test_pfor_failures_of_every_type_name_pfor_unsupported_and_a_tf_function_is_said_to_be_the_graph():
+    messages = ["'SymbolicTensor' object has no attribute 'numpy'",
+                "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed. You can attempt ..."]
+    cases = [Case("p", "pfor case", {}, public=True, tags=frozenset({"pfor"})), Case("q", "plain", {}, public=True)]
+    exercise = Exercise("robust_jacobian", ("f", "x"), 2.0, lambda rng: [], lambda f, a: {}, OUTPUTS)
+    eager = python("def robust_jacobian(f, x):\n    return tape.jacobian(y, x)\n")
+    graph = python("import tensorflow as tf\n\n@tf.function\ndef robust_jacobian(f, x):\n    return 1\n")
+    for message, kind in zip(messages, ("AttributeError", "OperatorNotAllowedInGraphError")):
+        raised = TaskOutcome("error", error=ErrorInfo(kind, message, frames=(("<submission>", 2, "f", ""),)))
+        for source, said in ((eager, "pfor vectorizer is relied on"), (graph, "runs in a graph (`tf.function`")):
+            result = evaluate_exercise(ExerciseEvidence(
+                exercise=exercise, cases=cases, student=[raised, RIGHT], reference=[RIGHT, RIGHT], mistakes=[],
+                static=FunctionReport(exercise.id, True, None, 1, True, False, False, ()), defined=["f", "x"],
+                load_errors=[], source=source))
+            assert result.pitfalls == ["pfor-unsupported"] and said in result.explanations[0].text, result
+    assert result.explanations[0].where.line == 3  # the decorator's line
+
+
+def test_a_mistake_model_that_is_wrong_where_the_student_is_right_is_not_the_students_mistake():
+    """A squeezed Jacobian is the summed gradient where f has one output; where f has several, the summed
+    gradient is wrong and the squeezed one right: the student who passes there did not sum."""
+    summed = Mistake("summed-gradient", "summed", "you summed", "use jacobian")
+    squeezed = Mistake("wrong-value", "squeezed", "you squeezed", "keep the shape")
+    exercise = Exercise("jacobian", ("x",), 2.0, lambda rng: [], lambda f, a: {}, OUTPUTS, mistakes=(summed, squeezed))
+    several, one = Case("several", "m = 3", {}, public=True), Case("one", "m = 1", {}, public=True)
+    result = evaluate_exercise(ExerciseEvidence(
+        exercise=exercise, cases=[several, one], student=[RIGHT, WRONG], reference=[RIGHT, RIGHT],
+        mistakes=[[ok(2.0, 9.0), WRONG], [RIGHT, WRONG]],
+        static=FunctionReport(exercise.id, True, None, 1, True, False, False, ()), defined=["x"], load_errors=[],
+        source=python("def jacobian(x):\n    return x\n")))
+    assert result.pitfalls == ["wrong-value"] and result.explanations[0].text == "you squeezed"

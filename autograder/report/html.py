@@ -43,8 +43,8 @@ figure { margin: 1rem 0; } figcaption { color: var(--muted); }
 img { max-width: 100%; height: auto; }
 .plot { display: flex; flex-wrap: wrap; gap: 0 1.5rem; align-items: flex-start; }
 .plot figure { flex: 0 1 640px; } .plot > * { min-width: 0; max-width: 100%; }
-.scroll { overflow-x: auto; max-width: 100%; }
-.scroll:focus-visible, pre:focus-visible { outline: 3px solid #3b6ea8; outline-offset: 2px; }  /* a table scrolls in its own box: the page never scrolls sideways */
+.scroll { overflow-x: auto; max-width: 100%; }  /* a table scrolls in its own box: the page never scrolls sideways */
+.scroll:focus-visible, pre:focus-visible { outline: 3px solid #3b6ea8; outline-offset: 2px; }
 .scroll table { margin: .4rem 0; }
 nav.back { font-size: .95rem; margin-bottom: .4rem; }
 """

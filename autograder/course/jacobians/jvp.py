@@ -77,7 +77,8 @@ EXERCISE = Exercise(
                 "use forward mode: `with tf.autodiff.ForwardAccumulator(primals=x, tangents=v) as acc: y = f(x)`, "
                 "then `acc.jvp(y)` (or the double-vjp trick)",
                 cases=lambda case: case.has("square") and not case.has("scale"),
-                look=Look((r"output_gradients", r"partial\(\s*\w+\.gradient", "@return"), "this is a vector-Jacobian product, J^T v")),
+                look=Look((r"output_gradients", r"partial\(\s*\w+\.gradient", "@return"),
+                          "this is a vector-Jacobian product, J^T v")),
         Mistake("summed-gradient", "jvp_gradient_times_v",
                 "your result is `tape.gradient(y, x) * v`: the column sums of J (the gradient of sum(y)) times v, "
                 "which equals J v only for elementwise f",

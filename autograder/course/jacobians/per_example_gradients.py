@@ -83,12 +83,15 @@ def make_cases(rng: np.random.Generator):
     images = functional(fixed, (2, 3), [(3, "softplus"), (2, None)], 3, "squared")
     scale = sequential(fixed, (SCALE_INPUT,), [(SCALE_HIDDEN, "tanh"), (SCALE_CLASSES, None)], SCALE_BATCH,
                        "softmax_xent")
+    # one output (k = 1): the last layer's kernel (h, 1) and bias (1,) have axes of size 1, which a squeeze drops
+    one_output = sequential(fixed, (3,), [(3, "tanh"), (1, None)], 4, "squared")
     h, w = (int(n) for n in rng.integers(2, 4, size=2))
     deep = sequential(rng, (h, w), [(int(rng.integers(3, 6)), "softplus"), (int(rng.integers(3, 6)), "tanh"),
                                     (int(rng.integers(2, 4)), None)], int(rng.integers(5, 9)), "softmax_xent")
     hidden_module = module(rng, int(rng.integers(3, 6)), int(rng.integers(2, 4)), int(rng.integers(5, 9)), "squared")
     wide = module(rng, 4, 3, 5, "squared", dtype="float64")
     spare = module(rng, 3, 2, 4, "squared", spare=True)
+    module_one = module(rng, int(rng.integers(3, 6)), 1, int(rng.integers(4, 7)), "squared")
     return [
         case("f32-sequential", describe(one_layer, "Keras Sequential model Input((3,)) -> Dense(4, tanh) -> Dense(2)"),
              public=True, reason=REASON, args=one_layer),
@@ -104,11 +107,17 @@ def make_cases(rng: np.random.Generator):
              + " (each example's gradients compared through their norm and a fixed random projection)",
              tags=("scale",), public=True, weight=2.0, time_limit=60.0, reason=REASON,
              args=dict(scale, summary=True)),
+        case("f32-one-output", describe(one_output, "Keras Sequential model Input((3,)) -> Dense(3, tanh) -> Dense(1) "
+                                                    "(one output, k = 1: the last kernel is (3, 1), its bias (1,))"),
+             public=True, reason=REASON, args=one_output),
         case("f32-sequential-images", describe(deep, f"Keras Sequential model on ({h}, {w}) inputs: Flatten -> "
                                                      "Dense(softplus) -> Dense(tanh) -> Dense"),
              reason=REASON, args=deep),
         case("f32-module-hidden", describe(hidden_module, "tf.Module tanh(x @ kernel + bias) * scale / temperature"),
              reason=REASON, args=hidden_module),
+        case("f32-module-one-output", describe(module_one, "tf.Module tanh(x @ kernel + bias) * scale / temperature "
+                                                           "with one output (its kernel (n, 1), bias, scale (1,))"),
+             reason=REASON, args=module_one),
         advisory("f64-module", describe(wide, "tf.Module tanh(x @ kernel + bias) * scale / temperature")
                  + " (the contract's inputs are float32)", "float64", args=wide,
                  advice="your per_example_gradients does not keep a float64 model and inputs in float64 (a "
@@ -240,6 +249,13 @@ EXERCISE = Exercise(
                 "keep each variable's own shape after the batch axis, (batch, *variable.shape); flatten only where "
                 "you compute norms", outputs=GRADIENTS,
                 look=Look((r"reshape\(|flatten|\[\s*-1\s*\]",), "this flattens each gradient")),
+        Mistake("wrong-value", "pe_squeezed",
+                "your tensors are squeezed (`tf.squeeze`): for a model with one output (k = 1) the last layer's "
+                "kernel (h, 1) and bias (1,) have axes of size 1, and their per-example gradients lose them, (batch, "
+                "h) and (batch,) instead of (batch, h, 1) and (batch, 1)",
+                "keep each variable's own shape after the batch axis, (batch, *variable.shape): drop the "
+                "`tf.squeeze` (`tape.jacobian(losses, model.trainable_variables)` already has that shape)",
+                outputs=GRADIENTS, look=Look((r"squeeze\(",), "this drops the axes of size 1")),
         Mistake("wrong-value", "pe_reversed",
                 "your list of gradients is not in the order of model.trainable_variables (here: reversed)",
                 ORDER_FIX, outputs=GRADIENTS,
