@@ -237,12 +237,13 @@ def matches_a_mistake_model(d: Diagnosis) -> None:
 
 def matched(d: Diagnosis, k: int) -> bool:
     """Whether mistake model ``k`` explains every case the student got wrong, and tells one of them apart; and
-    no case the student got right tells it (there its numbers would be wrong: a squeezed Jacobian is the summed
-    gradient where f has one output, and right where the summed gradient is wrong)."""
+    on no case the student got right does it give other numbers than the student's (a squeezed Jacobian is the
+    summed gradient where f has one output, and right where the summed gradient is wrong)."""
     covered = [v for v in d.wrong if d.evidence.mistakes[k][d.index(v)] is not None]
     return bool(covered) and all(matches_mistake(d, d.index(v), k) for v in covered) \
         and any(informative(d, d.index(v), k) for v in covered) \
-        and not any(informative(d, d.index(v), k) for v in d.verdicts if v.passed)
+        and not any(informative(d, d.index(v), k) and not matches_mistake(d, d.index(v), k)
+                    for v in d.verdicts if v.passed)
 
 
 def wrong_where_only_one_value_is_right(d: Diagnosis) -> None:

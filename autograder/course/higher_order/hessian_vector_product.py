@@ -108,8 +108,9 @@ EXERCISE = Exercise(
                 "by v element by element: that equals H v only when H is diagonal",
                 "form the scalar `tf.reduce_sum(g * v)` inside the outer tape's block and return "
                 "`outer.gradient(that_scalar, x)`",
-                look=Look((r"\.gradient\([^)]*\)\s*\*", r"\*\s*\w+\.gradient\("),
-                          "this multiplies the row sums H 1 by v element by element")),
+                look=Look((r"\.gradient\([^)]*\)\s*\*", r"\*\s*\w+\.gradient\(",
+                           r"\.gradient\(\s*(g|grad\w*|dy\w*|first\w*)\s*,"),
+                          "the gradient of the gradient g is the row sums H 1, not H v")),
         Mistake("wrong-value", "hvp_gradient",
                 "the function returns the gradient of f, not the Hessian-vector product",
                 "differentiate once more: the gradient of `tf.reduce_sum(g * v)` with respect to x is H v",

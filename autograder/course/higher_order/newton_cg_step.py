@@ -252,8 +252,9 @@ EXERCISE = Exercise(
                 "them by d element by element equals H d only when H is diagonal",
                 "form the scalar `tf.reduce_sum(g * d)` inside the outer tape's block and return "
                 "`outer.gradient(that_scalar, x)`, or use forward-over-backward with `acc.jvp(g)`",
-                look=Look((r"\.gradient\([^)]*\)\s*\*", r"\*\s*\w+\.gradient\("),
-                          "this multiplies the row sums H 1 by d element by element")),
+                look=Look((r"\.gradient\([^)]*\)\s*\*", r"\*\s*\w+\.gradient\(",
+                           r"\.gradient\(\s*(g|grad\w*|dy\w*|first\w*)\s*,"),
+                          "the gradient of the gradient g is the row sums H 1, not H d")),
     ),
     hints={
         "materialized-hessian": "never form H (no `tape.jacobian`, no `tf.hessians`, no loop over unit vectors): each "
