@@ -240,9 +240,12 @@ def test_pfor_failures_of_every_type_name_pfor_unsupported_and_a_tf_function_is_
     exercise = Exercise("robust_jacobian", ("f", "x"), 2.0, lambda rng: [], lambda f, a: {}, OUTPUTS)
     eager = python("def robust_jacobian(f, x):\n    return tape.jacobian(y, x)\n")
     graph = python("import tensorflow as tf\n\n@tf.function\ndef robust_jacobian(f, x):\n    return 1\n")
+    narrow = python("def robust_jacobian(f, x):\n    try:\n        return tape.jacobian(y, x)\n    except ValueError:\n"
+                    "        return tape.jacobian(y, x, experimental_use_pfor=False)\n")
     for message, kind in zip(messages, ("AttributeError", "OperatorNotAllowedInGraphError")):
         raised = TaskOutcome("error", error=ErrorInfo(kind, message, frames=(("<submission>", 2, "f", ""),)))
-        for source, said in ((eager, "pfor vectorizer is relied on"), (graph, "runs in a graph (`tf.function`")):
+        for source, said in ((eager, "pfor vectorizer is relied on"), (narrow, "catches only ValueError"),
+                             (graph, "runs in a graph (`tf.function`")):
             result = evaluate_exercise(ExerciseEvidence(
                 exercise=exercise, cases=cases, student=[raised, RIGHT], reference=[RIGHT, RIGHT], mistakes=[],
                 static=FunctionReport(exercise.id, True, None, 1, True, False, False, ()), defined=["f", "x"],

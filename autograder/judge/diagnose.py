@@ -19,8 +19,8 @@ from autograder.judge.compare import compare, matches
 from autograder.judge.frames import frame_place
 from autograder.judge.hidden import known_type
 from autograder.judge.messages import headline, trimmed
+from autograder.judge.pfor import pfor_unsupported
 from autograder.judge.static.findings import Finding
-from autograder.judge.static.lines import locate
 from autograder.judge.signals import (fails_only_for_tensors, has_non_finite_output, has_none_gradient,
                                       has_zero_gradient, informative, matches_mistake, only_expected_stop_gradients,
                                       out_of_memory, student_outputs, variable_twins)
@@ -33,11 +33,6 @@ from autograder.model.results import Explanation, Where
 if TYPE_CHECKING:
     from autograder.judge.evaluate import ExerciseEvidence
 
-# What the pfor vectorizer says when it cannot convert (ValueError), and what a gradient that runs only eagerly
-# raises when pfor traces it in a graph ('SymbolicTensor' object has no attribute 'numpy'; a symbolic `tf.Tensor`
-# used as a Python `bool`: OperatorNotAllowedInGraphError)
-_PFOR_ERROR = re.compile(r"pfor|vectoriz|SymbolicTensor|symbolic `?tf\.Tensor|OperatorNotAllowedInGraph",
-                         re.IGNORECASE)
 # What TensorFlow says when `tape.watch` is given a Keras 3 variable (not a tf.Variable): "Passed in object
 # <Variable path=dense/kernel, ...> of type 'Variable', not tf.Tensor or tf.Variable or ExtensionType." (older:
 # "... should be tf.Tensor or tf.Variable")
@@ -155,21 +150,7 @@ def errors_with_a_cause(d: Diagnosis) -> None:
         d.name("summed-gradient", where=d.located("summed-gradient"),
                text=(f"{describe('summed-gradient').what}; {d.raises(rank)} is its consequence: a vector reached "
                      "an operation that needs a matrix"))
-    pfor_failures = [v for v in d.failing if v.case.has("pfor")]
-    if pfor_failures and all(v.kind == Verdict.ERROR for v in pfor_failures) and any(
-            _PFOR_ERROR.search(d.student(v).error.message) for v in pfor_failures if d.student(v).error) \
-            and all(v.case.has("pfor") for v in d.failing):
-        graph = locate(d.evidence.source, d.evidence.exercise.id, (r"@\s*(tf\.)?function\b|\bfunction\(",)).line
-        if graph is None:
-            d.name("pfor-unsupported")
-        else:  # row by row, but traced in a graph, where a gradient written in eager Python cannot run either
-            d.name("pfor-unsupported", where=where_of(d.evidence.source, graph.cell, graph.line, graph.code,
-                                                      "this traces the function in a graph"),
-                   text=f"your `{d.evidence.exercise.id}` runs in a graph (`tf.function`, line {graph.line}): there, "
-                        "as under the pfor vectorizer, the gradient of an f written in eager Python (a custom "
-                        "gradient that calls `.numpy()`, a Python `if` on a tensor) cannot run",
-                   fix=f"drop the `tf.function` on line {graph.line}: the row-by-row Jacobian "
-                       "(`experimental_use_pfor=False`, on a persistent tape) runs f's gradient eagerly")
+    pfor_unsupported(d)
 
 
 # Pitfalls whose finding names a line that, when a case raises right there, is the cause (`tf.reduce_sum(...,

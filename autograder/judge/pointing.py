@@ -70,8 +70,7 @@ def raised_here(d: "Diagnosis") -> Where | None:
         cell, line = place
         code = (error.frames[-1][3] or "").strip()
         said = headline(error)
-        detail = f"the public case {verdict.case.description} raised {error.type} here" + (
-            f": {trimmed(said, 160)}" if said else "")
+        detail = f"a public case raised {error.type} here" + (f": {trimmed(said, 160)}" if said else "")
         return where_of(d.evidence.source, cell, line, code, detail)
     return None
 
