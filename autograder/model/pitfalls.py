@@ -134,7 +134,8 @@ CATALOGUE = {p.id: p for p in (
             "the result is the transpose of the asked matrix",
             "J[i, j] is dy_i / dx_j: rows follow the outputs, columns the inputs; `tape.jacobian(y, x)` already "
             "has this orientation",
-            look=Look((r"transpose\(|\.T\b|perm\s*=|axis\s*=\s*(1|-1)\b",),
+            look=Look((r"transpose\(|moveaxis\(|swapaxes\(|rollaxis\(|einsum\(|\.T\b|perm\s*=",
+                       r"axis\s*=\s*(1|-1)\b"),
                  look_for="a `tf.transpose` or the `axis` of a `tf.stack` that puts inputs before outputs")),
     Pitfall("summed-gradient",
             "`tape.gradient` is used on a vector output, which returns the gradient of sum(y): the column sums "
