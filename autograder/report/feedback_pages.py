@@ -105,9 +105,10 @@ def _case_html(case: CaseReport) -> str:
     shown, rest = folded(case.message)
     html = (f'<div class="case"><p class="case-title">{inline(case_title(case))}:</p>'
             f"<pre>{esc(chr(10).join(shown))}</pre>")
-    if rest:
-        html += (f"<details><summary>{len(rest)} more lines</summary><pre>{esc(chr(10).join(rest))}</pre>"
-                 "</details>")
+    if rest:  # the summary says what the text says in its place ("(7 more lines of tables folded)")
+        tables = sum(1 for line in rest if line.startswith(" "))
+        html += (f"<details><summary>The other outputs ({tables} more lines of tables folded)</summary>"
+                 f"<pre>{esc(chr(10).join(rest))}</pre></details>")
     return html + "</div>"
 
 
