@@ -17,7 +17,7 @@ import pytest
 
 from autograder.model.results import from_contract
 from autograder.report.text import class_table
-from helpers import ROOT, assert_same_result, exercise, grade_json, run_autograder
+from helpers import ROOT, Browser, assert_accessible, assert_same_result, axe_script, exercise, grade_json, run_autograder
 
 pytestmark = pytest.mark.slow
 
@@ -134,8 +134,16 @@ def key(path: Path) -> tuple[str, str]:
 
 
 @pytest.fixture(scope="module")
-def raw() -> list[dict]:
-    return grade_json("examples", "--seed", "1", cwd=ROOT)
+def graded(tmp_path_factory) -> tuple[list[dict], Path]:
+    """The class graded once, its feedback pages and class report written beside (outside the checkout)."""
+    folder = tmp_path_factory.mktemp("example-class")
+    return grade_json("examples", "--seed", "1", "--feedback-dir", str(folder / "feedback"), "--report-dir",
+                      str(folder / "report"), cwd=ROOT), folder
+
+
+@pytest.fixture(scope="module")
+def raw(graded) -> list[dict]:
+    return graded[0]
 
 
 @pytest.fixture(scope="module")
@@ -267,3 +275,15 @@ def test_where_points_at_the_numpy_cut_not_the_intended_stop_gradient(results):
     feedback = exercise(results[("kwame", "custom_gradients")], "td_loss")["feedback"]
     where = next(line for line in feedback.splitlines() if "Where:" in line)
     assert ".numpy()" in where and "stop_gradient" not in where, feedback
+
+
+def test_the_example_classs_pages_pass_axe_core(graded):
+    """Every feedback page of the class, their index and the class report: WCAG 2.2 AA, no violation
+    (test_accessibility.py says how, and checks every element a page can hold)."""
+    script = axe_script()
+    _, folder = graded
+    pages = [folder / "feedback" / "index.html", *sorted((folder / "feedback").glob("*/*.html")),
+             folder / "report" / "index.html"]
+    assert len(pages) == len(notebooks()) + 2
+    with Browser() as browser:
+        assert_accessible(browser, script, pages)

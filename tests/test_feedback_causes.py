@@ -29,7 +29,7 @@ def ok(value, gradient) -> TaskOutcome:
 
 
 def raised(type_: str, message: str, *functions: str) -> TaskOutcome:
-    frames = tuple(("<cell 1>", 10 + n, name, "") for n, name in enumerate(functions))
+    frames = tuple(("<submission>", 10 + n, name, "") for n, name in enumerate(functions))
     return TaskOutcome("error", error=ErrorInfo(type_, message, frames=frames))
 
 
@@ -117,7 +117,7 @@ def test_a_case_that_raises_on_the_line_of_a_finding_names_its_pitfall():
                    headline="`tf.reduce_sum(...)` (line 12) takes the norm over the fixed axes [1, 2, 3]",
                    fix="on line 12, take one norm per example over every axis but the first")
     at_12 = TaskOutcome("error", error=ErrorInfo("InvalidArgumentError", "Invalid reduction dimension 2",
-                                                 frames=(("<cell 1>", 12, "f", ""),)))
+                                                 frames=(("<submission>", 12, "f", ""),)))
     result = evaluate_exercise(evidence(exercise(), [at_12, RIGHT], axes))
     assert result.pitfalls == ["wrong-norm-axis"] and result.explanations[0].fix == axes.fix
     # raised on the public case: its own words on public data, quoted
@@ -126,7 +126,7 @@ def test_a_case_that_raises_on_the_line_of_a_finding_names_its_pitfall():
     # raised on the hidden case only: its type, message and line are its code's choice, and name nothing
     assert evaluate_exercise(evidence(exercise(), [RIGHT, at_12], axes)).pitfalls == []
     at_13 = TaskOutcome("error", error=ErrorInfo("InvalidArgumentError", "Invalid reduction dimension 2",
-                                                 frames=(("<cell 1>", 13, "f", ""),)))
+                                                 frames=(("<submission>", 13, "f", ""),)))
     assert evaluate_exercise(evidence(exercise(), [at_13, RIGHT], axes)).pitfalls == []
 
 

@@ -16,6 +16,7 @@ from urllib.parse import unquote
 import pytest
 
 from autograder.report.page_folders import index_path, student_folder
+from autograder.report.numbers import number
 from helpers import ROOT, Elements, browser_dom, run_autograder
 
 
@@ -69,7 +70,7 @@ def test_one_page_per_submission_in_its_students_folder_and_an_index_linking_the
     for result in results:
         assert page_of(pages, result).is_file()
     for result in results:  # every score is in the index
-        assert f"{result['score']:g} / {result['max_score']:g}" in index.text
+        assert f"{number(result['score'])} / {number(result['max_score'])}" in index.text  # two decimals
     assert sorted(p.name for p in pages.iterdir()) == sorted([student_folder(HOSTILE_STUDENT), *STUDENTS])
 
 
@@ -78,7 +79,7 @@ def test_every_line_of_the_feedback_is_on_the_page(run):
     for result in results:
         text = Elements(page_of(pages, result).read_text(encoding="utf-8")).text
         for exercise in result["exercises"]:
-            assert f"{exercise['id']} · {exercise['score']:g} / {exercise['max_score']:g}" in text
+            assert f"{exercise['id']} · {number(exercise['score'])} / {number(exercise['max_score'])}" in text
             for line in exercise["feedback"].splitlines():
                 named = re.match(r"\[([a-z-]+)\] (.*)", line)  # "[id] text": a box headed "Pitfall id", then the text
                 for part in ([f"Pitfall {named.group(1)}", named.group(2)] if named else [line]):

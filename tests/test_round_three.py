@@ -119,7 +119,7 @@ def _verdict_message(outcome: TaskOutcome, public: bool, expected=np.zeros((2, 3
 @pytest.mark.parametrize("outcome", [
     TaskOutcome(RunStatus.ERROR, error=ErrorInfo("LEAK_918273645Error", "LEAK 918273645", "builtins", False,
                                                  (("<cell 918273645>", 918273645, "f", "918273645"),))),
-    TaskOutcome(RunStatus.ERROR, error=ErrorInfo("ValueError", "918273645", "", False, (("<cell 3>", 2, "f", ""),))),
+    TaskOutcome(RunStatus.ERROR, error=ErrorInfo("ValueError", "918273645", "", False, (("<cell [3]>", 2, "f", ""),))),
     TaskOutcome(RunStatus.ERROR, error=ErrorInfo("ContractError", "got a LEAK918273645 of shape (918273645,)", "",
                                                  True)),
     TaskOutcome(RunStatus.OK, {"jacobian": Value(np.full((9, 1, 8, 2, 7), 918273645.0), "LEAK918273645", "LEAK")}),

@@ -14,6 +14,7 @@ from autograder.judge.cases import CaseVerdict, Verdict, describe_error, judge_c
 from autograder.judge.causes import failing_callee, not_implemented_callee
 from autograder.judge.diagnose import run_rules
 from autograder.judge.hidden import blinded, kind_of
+from autograder.judge.pointing import pointed
 from autograder.load.cells import SubmissionSource
 from autograder.model.course import ADVISORY, DIAGNOSTIC, Assignment, Case, Exercise
 from autograder.model.outcomes import ErrorInfo, TaskOutcome
@@ -23,6 +24,9 @@ from autograder.model.results import Advice, CaseReport, ExerciseResult, Status,
 # @tf.custom_gradient where the exercise is about writing one, or a method output wrong (Output.method: the
 # model run once per example where the exercise asks for one run on the whole batch).
 METHOD_CAP = 0.5
+# Why the points are capped, as the line that shows them says it (by the pitfall that caps them)
+CAP_REASONS = {"no-custom-gradient": "no `@tf.custom_gradient`", "per-example-loop": "the model runs once per example",
+               "": "right numbers by another method than the exercise's"}
 MAX_CASE_MESSAGES = 2
 
 
@@ -90,18 +94,21 @@ def evaluate_exercise(evidence: ExerciseEvidence) -> ExerciseResult:
     failed = not all(v.passed for v in verdicts)
     judged = [v for v in every if v.case.graded or (v.case.kind == DIAGNOSTIC and failed)]
     diagnosis = run_rules(evidence, judged)
-    explanations = list(diagnosis.found.values())
+    explanations = pointed(diagnosis)
     cause = failing_callee(evidence, judged, diagnosis.through, explanations)
     if cause is not None:  # another of the student's exercises fails, and this one with it: say that one
         explanations = cause.explanations
     pitfalls = [e.pitfall for e in explanations]
-    if "no-custom-gradient" in pitfalls or method_missed:
-        score = min(score, exercise.points * METHOD_CAP)
+    cap = ""
+    if ("no-custom-gradient" in pitfalls or method_missed) and score > exercise.points * METHOD_CAP:
+        score = exercise.points * METHOD_CAP
+        reason = next((CAP_REASONS[p] for p in pitfalls if p in CAP_REASONS), CAP_REASONS[""])
+        cap = f"capped at half: {reason}"
     kinds = _status_kinds(verdicts, evidence)
     status = _status(verdicts, kinds, score, exercise.points)
     passed = sum(v.passed for v in verdicts)
     result = ExerciseResult(exercise.id, round(score, 4), exercise.points, status, cases_passed=passed,
-                            cases_total=len(verdicts))
+                            cases_total=len(verdicts), cap=cap)
     if status == Status.NOT_IMPLEMENTED:
         result.pitfalls = ["not-implemented"]
         result.summary = (f"`{exercise.id}` still raises NotImplementedError: replace `raise NotImplementedError()` "
@@ -120,9 +127,12 @@ def evaluate_exercise(evidence: ExerciseEvidence) -> ExerciseResult:
     if cause is not None and cause.note:
         result.notes.append(cause.note)
     if method_missed:
-        result.summary += (" Where only the method is wrong the numbers are right, and those cases keep their "
-                           f"points, capped at half of the exercise's ({exercise.points * METHOD_CAP:g} of "
-                           f"{exercise.points:g}).")
+        by_method = sum(1 for v in verdicts if not v.passed and v.kind == Verdict.WRONG and v.failed_outputs
+                        and set(v.failed_outputs) <= method)
+        result.summary = (f"{passed} of {len(verdicts)} cases passed; {by_method} more "
+                          f"{'have' if by_method != 1 else 'has'} the right numbers by another method than the one "
+                          "the exercise asks for: those keep their points, and the exercise is capped at half of "
+                          f"its points ({exercise.points * METHOD_CAP:g} of {exercise.points:g}).")
     if evidence.defined != list(exercise.params):
         result.notes.append(f"`{exercise.id}` takes ({', '.join(evidence.defined)}) but the exercise asks for "
                             f"`{exercise.id}({', '.join(exercise.params)})`.")

@@ -32,10 +32,10 @@ from urllib.parse import quote
 
 from autograder.course import ASSIGNMENT_IDS
 from autograder.model.pitfalls import CATALOGUE
-from autograder.model.results import Advice, Explanation, ExerciseResult, SubmissionResult, Where
-from autograder.report.feedback_text import ADVICE_HEAD, advice_lines, case_title, sentence
+from autograder.model.results import Advice, CaseReport, Explanation, ExerciseResult, SubmissionResult, Where
+from autograder.report.feedback_text import ADVICE_HEAD, advice_lines, case_title, folded, points_text, sentence
 from autograder.report.gradebook import gradebook
-from autograder.report.html import esc, inline, page, scroll_box
+from autograder.report.html import code_box, esc, inline, page, scroll_box
 from autograder.report.numbers import number
 from autograder.report.page_folders import index_path, page_paths, slug
 from autograder.report.text import MARKS
@@ -65,8 +65,7 @@ def _where_html(where: Where) -> str:
             row = f"{str(line_number).rjust(width)} │ {esc(text)}"
             rows.append(f"<mark>{row}</mark>" if line_number == where.line else row)
         label = f"cell [{where.cell}]" if where.cell is not None else "your file"
-        parts.append(f'<pre aria-label="your code, {esc(label)}, line {where.line} marked"><code>'
-                     + "\n".join(rows) + "</code></pre>")
+        parts.append(code_box("<code>" + "\n".join(rows) + "</code>", f"your code, {label}, line {where.line} marked"))
     if where.detail:
         parts.append(f"<p>{inline(where.detail)}</p>")
     parts.append("</div>")
@@ -82,6 +81,8 @@ def _explanation_html(explanation: Explanation, exercise_id: str) -> str:
     parts = [_pitfall_box(explanation.pitfall, exercise_id), f"<p>{inline(sentence(explanation.text))}</p>"]
     if explanation.where is not None:
         parts.append(_where_html(explanation.where))
+    elif explanation.look_for:
+        parts.append(f'<div class="where"><p><strong>Look for:</strong> {inline(explanation.look_for)}</p></div>')
     parts.append(f'<p class="fix"><strong>Fix:</strong> {inline(explanation.fix + ".")}</p></div>')
     return "".join(parts)
 
@@ -102,19 +103,30 @@ def _advice_html(advice: Advice) -> str:
             f"<p>{inline(lines[1].strip())}</p></div>")
 
 
+def _case_html(case: CaseReport) -> str:
+    """A failing case: its message, the part past its first rows folded in a `<details>` the reader opens."""
+    shown, rest = folded(case.message)
+    html = (f'<div class="case"><p class="case-title">{inline(case_title(case))}:</p>'
+            f"<pre>{esc(chr(10).join(shown))}</pre>")
+    if rest:  # the summary says what the text says in its place ("(7 more lines of tables folded)")
+        tables = sum(1 for line in rest if line.startswith(" "))
+        html += (f"<details><summary>The other outputs ({tables} more lines of tables folded)</summary>"
+                 f"<pre>{esc(chr(10).join(rest))}</pre></details>")
+    return html + "</div>"
+
+
 def exercise_html(exercise: ExerciseResult) -> str:
     parts = [f'<section class="exercise" id="{_anchor(exercise.id)}">',
-             f"<h3><code>{esc(exercise.id)}</code> · {number(exercise.score)} / {number(exercise.max_score)}"
+             f"<h3><code>{esc(exercise.id)}</code> · {inline(points_text(exercise))}"
              f" · {_status(exercise.status)}</h3>"]
     explained = {e.pitfall for e in exercise.explanations}
     if exercise.text is not None:  # read back from the contract's JSON: the text as it is
         if exercise.text.strip():
-            parts.append(f'<pre class="feedback">{esc(exercise.text)}</pre>')
+            parts.append(code_box(esc(exercise.text), f"feedback on {exercise.id}", ' class="feedback"'))
     else:
         parts += [f"<p>{inline(line)}</p>" for line in (exercise.summary, *exercise.notes) if line.strip()]
         parts += [_explanation_html(e, exercise.id) for e in exercise.explanations]
-        parts += [f'<div class="case"><p class="case-title">{inline(case_title(case))}:</p>'
-                  f"<pre>{esc(case.message)}</pre></div>" for case in exercise.cases]
+        parts += [_case_html(case) for case in exercise.cases]
         if exercise.more_failing > 0:
             parts.append(f"<p>({exercise.more_failing} more failing case{'s' if exercise.more_failing > 1 else ''} "
                          "not shown)</p>")
@@ -136,12 +148,13 @@ def feedback_page(result: SubmissionResult, seed: int | None = None) -> str:
     if result.exercises:
         rows = "".join(
             f'<tr><td><a href="#{_anchor(e.id)}"><code>{esc(e.id)}</code></a></td>'
-            f'<td class="num">{number(e.score)} / {number(e.max_score)}</td><td>{_status(e.status)}</td>'
+            f'<td class="num">{inline(points_text(e))}</td><td>{_status(e.status)}</td>'
             f"<td>{', '.join(f'<code>{esc(p)}</code>' for p in e.pitfalls)}</td></tr>"
             for e in result.exercises)
         body.append(scroll_box('<table><caption>Exercises</caption><thead><tr><th scope="col">exercise</th>'
                                '<th scope="col" class="num">score</th><th scope="col">status</th>'
-                               f'<th scope="col">pitfalls</th></tr></thead><tbody>{rows}</tbody></table>'))
+                               f'<th scope="col">pitfalls</th></tr></thead><tbody>{rows}</tbody></table>',
+                               "Exercises"))
         body.append("<p>Each exercise below says how many of its cases passed, which mistake the grader "
                     "recognised (with where it is in your code and how to fix it) and what went wrong on "
                     "the first failing cases.</p>")
@@ -185,7 +198,7 @@ def index_page(results: list[SubmissionResult], paths: list[str], seed: int | No
             "missing assignment (—) counts 0 in the total, as in the CSV gradebook.</p>"
             + scroll_box(f'<table><caption>Scores (each links to the feedback page)</caption><thead><tr>'
                          f'<th scope="col">student</th>{head}<th scope="col" class="num">total</th></tr></thead>'
-                         f"<tbody>{''.join(rows)}</tbody></table>"))
+                         f"<tbody>{''.join(rows)}</tbody></table>", "Scores"))
     return page("Feedback pages", body)
 
 

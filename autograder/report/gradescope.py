@@ -13,7 +13,7 @@ import json
 from typing import Iterable
 
 from autograder.model.results import SubmissionResult
-from autograder.report.markdown import exercise_body, inline
+from autograder.report.markdown import exercise_body, inline, points_markdown
 from autograder.report.numbers import number, points
 from autograder.report.safe_text import line
 
@@ -69,7 +69,7 @@ def gradescope_results(result: SubmissionResult, seed: int | None = None, visibi
 
 
 def _test_output(exercise) -> str:
-    head = f"**{inline(exercise.status.value)}**: {number(exercise.score)} / {number(exercise.max_score)} points"
+    head = f"**{inline(exercise.status.value)}**: {points_markdown(exercise)} points"
     if exercise.pitfalls:
         head += "  \nPitfalls: " + ", ".join(f"`{line(p)}`" for p in exercise.pitfalls)
     body = exercise_body(exercise, level=3)

@@ -7,7 +7,7 @@ from typing import Iterable
 
 from autograder.model.results import ExerciseResult, Status, SubmissionResult
 from autograder.report.feedback_text import feedback_text
-from autograder.report.numbers import number
+from autograder.report.numbers import exact, number
 from autograder.report.safe_text import line, text
 
 # XML 1.0 cannot hold these characters at all, even escaped; student output can contain them (ANSI colours).
@@ -43,7 +43,7 @@ def to_junit(results: Iterable[SubmissionResult], seed: int | None = None) -> st
         suite = ET.SubElement(root, "testsuite", name=_xml(result.submission))
         properties = ET.SubElement(suite, "properties")
         for key, value in (("student", result.student), ("assignment", result.assignment),
-                           ("score", number(result.score)), ("max_score", number(result.max_score)),
+                           ("score", exact(result.score)), ("max_score", exact(result.max_score)),
                            ("seed", None if seed is None else str(seed))):
             if value is not None:  # merged results carry no seed
                 ET.SubElement(properties, "property", name=key, value=_xml(value))
@@ -54,7 +54,8 @@ def to_junit(results: Iterable[SubmissionResult], seed: int | None = None) -> st
         for exercise in exercises:
             case = ET.SubElement(suite, "testcase", name=_xml(exercise.id), classname=_xml(classname), time="0")
             counts["tests"] += 1
-            message = f"{exercise.status}: {number(exercise.score)} / {number(exercise.max_score)} points"
+            message = f"{exercise.status}: {number(exercise.score)} / {number(exercise.max_score)} points" + (
+                f" ({exercise.cap})" if exercise.cap else "")
             if exercise.pitfalls:
                 message += f" [{', '.join(exercise.pitfalls)}]"
             if exercise.status in JUNIT_ERRORS:

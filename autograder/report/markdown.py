@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from autograder.model.results import Advice, CaseReport, Explanation, ExerciseResult, Status, SubmissionResult
-from autograder.report.feedback_text import ADVICE_HEAD, case_title, sentence
+from autograder.report.feedback_text import ADVICE_HEAD, case_lines, case_title, sentence
 from autograder.report.numbers import number
 from autograder.report.safe_text import line, text
 
@@ -90,11 +90,17 @@ def quoted(block: str) -> str:
     return "\n".join(f"> {row}" if row else ">" for row in block.split("\n"))
 
 
+def points_markdown(exercise: ExerciseResult) -> str:
+    """'1 / 2', and why when capped (``feedback_text.points_text``), as Markdown."""
+    shown = f"{number(exercise.score)} / {number(exercise.max_score)}"
+    return f"{shown} ({inline(exercise.cap)})" if exercise.cap else shown
+
+
 def exercise_markdown(exercise: ExerciseResult, level: int = 2) -> str:
     """An exercise: a heading with its points, then ``exercise_body``."""
     mark = STATUS_MARKS.get(exercise.status, "❌")
-    heading = (f"{'#' * level} {mark} {inline(exercise.id)}: {number(exercise.score)} / "
-               f"{number(exercise.max_score)} ({inline(exercise.status.value)})")
+    heading = (f"{'#' * level} {mark} {inline(exercise.id)}: {points_markdown(exercise)} "
+               f"({inline(exercise.status.value)})")
     body = exercise_body(exercise, level + 1)
     return f"{heading}\n\n{body}" if body else heading
 
@@ -128,12 +134,14 @@ def explanation_markdown(explanation: Explanation) -> str:
             rows.append(code_block(explanation.where.code, "python"))
         if explanation.where.detail:
             rows.append(inline(explanation.where.detail))
+    elif explanation.look_for:
+        rows.append(f"**Look for:** {inline(explanation.look_for)}")
     rows.append(f"**Fix:** {inline(sentence(explanation.fix))}")
     return quoted("\n\n".join(rows))
 
 
 def case_markdown(case: CaseReport, level: int) -> str:
-    return f"{'#' * level} {inline(case_title(case))}\n\n{code_block(case.message)}"
+    return f"{'#' * level} {inline(case_title(case))}\n\n{code_block(chr(10).join(case_lines(case)))}"
 
 
 def advice_markdown(advice: Advice) -> str:

@@ -13,7 +13,7 @@ import numpy as np
 from autograder.course.building import advisory, array, case, uniform
 from autograder.course.custom_gradients.elementwise import GRADIENT
 from autograder.course.probing import weighted_gradient
-from autograder.model.course import Case, Exercise, Mistake, Output, Scope
+from autograder.model.course import Case, Exercise, Look, Mistake, Output, Scope
 
 NORM = Output("value", "the norm of each row", check_dtype=True, relative=True)
 VALUE_AND_GRADIENT = "safe_norm: the L2 norm of each row, shape (batch,); gradient upstream[:, None] * x / norm"
@@ -145,29 +145,36 @@ EXERCISE = Exercise(
     mistakes=(
         Mistake("nan-at-zero", "norm_unguarded_gradient",
                 "the gradient of an all-zero row is NaN: x / norm is 0 / 0 there (the automatic gradient of "
-                "`tf.norm`, or of `tf.sqrt` of a sum of squares, divides the same way)", GUARD, cases=zero_row),
+                "`tf.norm`, or of `tf.sqrt` of a sum of squares, divides the same way)", GUARD, cases=zero_row,
+                look=Look(("@grad_fn",), "this divides by the norm, which is 0 for an all-zero row")),
         Mistake("nan-at-zero", "norm_unguarded_scale",
                 "the value of an all-zero row is NaN: dividing the row by its largest magnitude is 0 / 0 there",
                 "guard the scale before dividing: `m = tf.where(m > 0, m, tf.ones_like(m))`; a zero row then "
-                "gives a norm of exactly 0", cases=zero_row, outputs=("value",)),
+                "gives a norm of exactly 0", cases=zero_row, outputs=("value",),
+                look=Look((r"reduce_max\(",), "this scale is 0 for an all-zero row, and the row is divided by it")),
         Mistake("unstable-value", "norm_sum_of_squares",
                 "the value squares the entries unscaled: the sum of squares overflows to inf for entries near "
                 "1e30 and underflows to 0 for entries near 1e-30 (float32 holds 3.4e38 down to 1.2e-38)", SCALE,
-                cases=edge, outputs=("value",)),
+                cases=edge, outputs=("value",),
+                look=Look((r"square\(|\*\*\s*2", "@value"), "the entries are squared here without being scaled first")),
         Mistake("unstable-value", "norm_batch_scale",
                 "the rows are scaled by the largest magnitude of the whole batch, not each by its own: a row much "
                 "smaller than the batch's largest still underflows to a norm of 0", SCALE, cases=edge,
-                outputs=("value",)),
+                outputs=("value",),
+                look=Look((r"reduce_max\((?!.*axis)",),
+                          "this scale is one number for the whole batch, not one per row")),
         Mistake("unstable-gradient", "norm_gradient_unscaled",
                 "the value is right, but grad_fn recomputes the norm from an unscaled sum of squares: x / inf = 0 "
                 "for entries near 1e30 and x / 0 = inf for entries near 1e-30",
                 "compute the gradient from the stable norm of the forward pass: `upstream[:, None] * x / "
-                "norm[:, None]` (guarded for zero rows)", cases=edge),
+                "norm[:, None]` (guarded for zero rows)", cases=edge,
+                look=Look(("@grad_fn",), "this gradient uses a norm recomputed from an unscaled sum of squares")),
         Mistake("unstable-gradient", "norm_gradient_l2_normalize",
                 "the value is right, but the gradient's direction comes from an unscaled sum of squares (as "
                 "`tf.math.l2_normalize` computes it): 0 for entries near 1e30 and about 0 for entries near 1e-30",
                 "compute the gradient from the stable norm of the forward pass: `upstream[:, None] * x / "
-                "norm[:, None]` (guarded for zero rows)", cases=edge),
+                "norm[:, None]` (guarded for zero rows)", cases=edge,
+                look=Look((r"l2_normalize\(", "@grad_fn"), "`tf.math.l2_normalize` squares the entries unscaled")),
         Mistake("ignores-upstream", "norm_ignores_upstream",
                 "your grad_fn returns x / norm without the upstream gradient",
                 "return `upstream[:, None] * x / norm[:, None]`: each row's gradient is scaled by that row's "
@@ -175,32 +182,43 @@ EXERCISE = Exercise(
         Mistake("wrong-norm-axis", "norm_over_axis0",
                 "the norm is taken over axis 0 (down each column), not over each row",
                 "reduce over the last axis: `tf.reduce_max(tf.abs(x), axis=1)` and `tf.reduce_sum(..., axis=1)`, "
-                "one norm per row, shape (batch,)", cases=plain),
+                "one norm per row, shape (batch,)", cases=plain,
+                look=Look((r"axis\s*=\s*0\b",), "this reduces over axis 0, down the columns")),
         Mistake("wrong-norm-axis", "norm_whole_tensor",
                 "the norm is taken over the whole tensor (one number), not over each row",
-                "reduce over axis 1 only: one norm per row, shape (batch,)", cases=plain),
+                "reduce over axis 1 only: one norm per row, shape (batch,)", cases=plain,
+                look=Look((r"reduce_(?:sum|max)\((?!.*axis)|\bnorm\((?!.*axis)",),
+                          "this reduces the whole tensor to one number")),
         Mistake("wrong-value", "norm_upstream_wrong_axis",
                 "upstream (shape (batch,)) is multiplied along the wrong axis: `upstream * x` lines it up with the "
                 "columns of x, not its rows",
-                "give upstream a column axis first: `upstream[:, None] * x / norm[:, None]`", cases=plain),
+                "give upstream a column axis first: `upstream[:, None] * x / norm[:, None]`", cases=plain,
+                look=Look((r"upstream\w*\s*\*(?!\s*\w+\s*\[)|\*\s*upstream\w*(?!\s*\[)", "@grad_fn"),
+                          "`upstream` (shape (batch,)) multiplies x (batch, n) along its last axis here")),
         Mistake("wrong-value", "norm_squared",
                 "the function returns the squared norm (no square root)",
                 "take the square root of the (scaled) sum of squares; the gradient of the norm is x / norm, not 2 x",
-                cases=plain),
+                cases=plain,
+                look=Look(("@value",), "this is the squared norm: no square root")),
         Mistake("wrong-value", "norm_max_without_abs",
                 "each row is scaled by its largest entry, not its largest magnitude (`tf.reduce_max(x)` without "
                 "`tf.abs`): a row of negative numbers gets a negative scale, so a negative norm",
-                "scale by `tf.reduce_max(tf.abs(x), axis=1)`", cases=plain, outputs=("value",)),
+                "scale by `tf.reduce_max(tf.abs(x), axis=1)`", cases=plain, outputs=("value",),
+                look=Look((r"reduce_max\((?!\s*(?:tf\.)?(?:math\.)?abs)",),
+                          "this scales by the largest entry, not the largest magnitude")),
         Mistake("wrong-value", "norm_epsilon",
                 "a small epsilon (1e-12) is added inside the square root, as WGAN-GP code often does: the norm of an "
                 "all-zero row is sqrt(1e-12) = 1e-6, not 0",
                 "keep the norm exact and guard only the division in grad_fn: "
                 "`upstream[:, None] * x / tf.where(norm > 0, norm, tf.ones_like(norm))[:, None]`",
-                cases=zero_row, outputs=("value",)),
+                cases=zero_row, outputs=("value",),
+                look=Look((r"sqrt\(.*\+\s*[\d.]+e-?\d+|\+\s*[\d.]+e-\d+|\beps(?:ilon)?\b",),
+                          "an epsilon is added here: the norm of a zero row is no longer 0")),
         Mistake("wrong-value", "norm_threshold_guard",
                 "grad_fn treats a row whose norm is below a small threshold (such as 1e-12) as a zero row: rows of "
                 "magnitude 1e-30 get a zero gradient",
-                "guard only the exact zero: `tf.where(norm > 0, norm, tf.ones_like(norm))`", cases=edge),
+                "guard only the exact zero: `tf.where(norm > 0, norm, tf.ones_like(norm))`", cases=edge,
+                look=Look((r"[<>]=?\s*\(?\s*[\d.]+e-?\d+|thresh|\btol\b",), "this treats tiny rows as zero rows")),
     ),
     hints={
         "unstable-value": "the sum of squares of entries near 1e30 overflows float32 (inf) and near 1e-30 underflows "
