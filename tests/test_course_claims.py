@@ -1,10 +1,14 @@
-"""What the custom_gradients notebook says TensorFlow and Keras do, checked in real TensorFlow and Keras.
+"""What the notebooks say TensorFlow and Keras do, checked in real TensorFlow and Keras.
 
-The notebook's teaching rests on behaviour that a new release could change: the gradient of each kink's op
-at 0 (a convention, not a one-sided derivative), Keras's per-weight `clipnorm=` against `global_clipnorm=`,
-TensorFlow's Sqrt gradient at 0, the NaN of `tf.norm` at a zero row, and the allocator statistics that
-measure `tf.recompute_grad`'s memory. One subprocess (TensorFlow imported after the allocator is chosen, as
-the notebook's setup cell does) reports them all as JSON; the test reads each claim.
+The teaching rests on behaviour that a new release could change: the gradient of each kink's op at 0 (a
+convention, not a one-sided derivative), Keras's per-weight `clipnorm=` against `global_clipnorm=`, which
+gradient kernels return 0 for a zero upstream under a `tf.where` guard, the NaN of `tf.norm` at a zero row,
+the allocator statistics that measure `tf.recompute_grad`'s memory, `float()` as a cut in eager code and a
+cast in a `tf.function`, Keras 3 variables under `tape.watch` and `unconnected_gradients=ZERO`, the order of a
+row norm's vector-Jacobian product, `tf.test.compute_gradient`'s default step, and per-example gradients at
+the exercise's size. One subprocess (TensorFlow imported after the allocator is chosen, as the notebooks'
+setup cells do) reports them all as JSON; each test reads one claim. What a notebook prints about its own
+demos (numbers its text quotes) is checked on the executed notebooks, in tests/test_notebooks.py.
 """
 from __future__ import annotations
 
@@ -47,7 +51,8 @@ for option in ("clipnorm", "global_clipnorm"):
     found[option] = [(0.0 - w).numpy().ravel().tolist() for w in weights]
 
 rows = tf.constant([[0.0, 0.0], [3.0, 4.0]])
-guards = {"sqrt": tf.sqrt, "log": tf.math.log}
+guards = {"sqrt": tf.sqrt, "rsqrt": tf.math.rsqrt, "reciprocal": tf.math.reciprocal, "log": tf.math.log,
+          "divide": lambda s: 1.0 / s, "power": lambda s: s ** 0.5}
 for name, op in guards.items():
     with tf.GradientTape() as tape:
         tape.watch(rows)
@@ -86,14 +91,110 @@ def peak(segment):
     tape.gradient(loss, weights)
     return tf.config.experimental.get_memory_info("CPU:0")["peak"] - before
 found["peak_plain"], found["peak_segments_of_8"] = peak(64), peak(8)
+
+# safe_norm's vector-Jacobian product: multiplied first or divided first, rows of 1e-30 and 1e30 (float32)
+x = tf.constant([[3e-30, 4e-30], [3e30, 4e30]])
+norm, up = tf.constant([5e-30, 5e30]), tf.constant([1e-9, 1e9])
+found["multiply_first"] = [str(v) for v in (up[:, None] * x / norm[:, None]).numpy().ravel()]
+found["divide_first"] = (up[:, None] * (x / norm[:, None])).numpy().ravel().tolist()
+
+# float(): a Python number in eager code, a cast (AutoGraph) in a tf.function
+def float_times_itself(t):
+    return float(t) * t
+t = tf.constant(3.0)
+for name, fn in [("eager", float_times_itself), ("function", tf.function(float_times_itself))]:
+    with tf.GradientTape() as tape:
+        tape.watch(t)
+        y = fn(t)
+    found["float_" + name] = float(tape.gradient(y, t))
+
+# Keras 3 variables: not tf.Variables; tape.watch refuses them; ZERO raises once one is unconnected
+used, unused = keras.layers.Dense(2), keras.layers.Dense(2)
+used.build((None, 3)), unused.build((None, 3))
+found["keras_variable_is_tf_variable"] = isinstance(used.kernel, tf.Variable)
+try:
+    with tf.GradientTape() as tape:
+        tape.watch(used.kernel)
+    found["watch"] = "ok"
+except Exception as error:
+    found["watch"] = f"{type(error).__name__}: {error}"
+zero = tf.UnconnectedGradients.ZERO
+for method in ("gradient", "jacobian"):
+    with tf.GradientTape() as tape:
+        out = tf.reduce_sum(used(tf.ones([1, 3])))
+    try:
+        getattr(tape, method)(out, used.trainable_variables + unused.trainable_variables, unconnected_gradients=zero)
+        found["zero_" + method] = "ok"
+    except Exception as error:
+        found["zero_" + method] = f"{type(error).__name__}: {error}"
+    with tf.GradientTape() as tape:
+        out = tf.reduce_sum(used(tf.ones([1, 3])))
+    found["connected_zero_" + method] = len(getattr(tape, method)(out, used.trainable_variables,
+                                                                 unconnected_gradients=zero))
+plain = tf.Variable(1.0)
+with tf.GradientTape() as tape:
+    out = tf.reduce_sum(used(tf.ones([1, 3])))
+found["tf_variable_zero"] = float(tape.gradient(out, plain, unconnected_gradients=zero))
+found["zeros_like_keras_variable"] = list(tf.zeros_like(unused.kernel).shape)
+import warnings
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    keras.optimizers.SGD(0.1).apply_gradients([(tf.ones([3, 2]), used.kernel), (None, used.bias)])
+found["none_gradient_warning"] = [str(w.message) for w in caught]
+
+# tf.test.compute_gradient's default step: (f(1 + d) - f(1 - d)) / 2d - 3 = d**2 for f = x**3
+_, (numerical,) = tf.test.compute_gradient(lambda v: v ** 3, [tf.constant([1.0], tf.float64)])
+found["compute_gradient_excess"] = float(numerical[0, 0]) - 3.0
+
+# per-example gradients at the exercise's size: three ways, the same rows; the loop's time against vmap's
+import time
+tf.get_logger().setLevel("ERROR")
+model = keras.Sequential([keras.Input((784,)), keras.layers.Dense(128, activation="relu"), keras.layers.Dense(10)])
+images = tf.random.stateless_normal([256, 784], seed=[1, 2])
+digits = tf.one_hot(tf.random.stateless_uniform([256], seed=[3, 4], maxval=10, dtype=tf.int32), 10)
+def loss_fn(y, logits):
+    return tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=logits)
+def by_jacobian():
+    with tf.GradientTape() as tape:
+        losses = loss_fn(digits, model(images))
+    return tape.jacobian(losses, model.trainable_variables)
+def by_vectorized_map():
+    def one(example):
+        x_i, y_i = example
+        with tf.GradientTape() as tape:
+            loss = loss_fn(y_i[None], model(x_i[None]))
+        return tape.gradient(loss, model.trainable_variables)
+    return tf.vectorized_map(one, (images, digits))
+def by_loop():
+    rows = []
+    for i in range(256):
+        with tf.GradientTape() as tape:
+            loss = loss_fn(digits[i:i + 1], model(images[i:i + 1]))
+        rows.append(tape.gradient(loss, model.trainable_variables))
+    return [tf.stack(column) for column in zip(*rows)]
+found["weights"] = model.count_params()
+results, seconds = {}, {}
+for name, way in [("jacobian", by_jacobian), ("vectorized_map", by_vectorized_map), ("loop", by_loop)]:
+    times = []
+    for _ in range(2):
+        start = time.perf_counter()
+        results[name] = way()
+        times.append(time.perf_counter() - start)
+    seconds[name] = min(times)
+found["per_example_seconds"] = seconds
+found["per_example_same_rows"] = all(np.allclose(a, b, atol=1e-5) for rows in results.values()
+                                     for a, b in zip(results["jacobian"], rows))
 print(json.dumps(found))
 '''
 
 
 @pytest.fixture(scope="module")
-def claims() -> dict:
-    done = subprocess.run([sys.executable, "-c", PROBE], env=quiet_env(TF_CPU_ALLOCATOR_USE_BFC="true"),
-                          capture_output=True, text=True, timeout=300)
+def claims(tmp_path_factory) -> dict:
+    # a file, not `python -c`: AutoGraph converts a function only where it can read its source, as in a notebook
+    probe = tmp_path_factory.mktemp("claims") / "probe.py"
+    probe.write_text(PROBE)
+    done = subprocess.run([sys.executable, str(probe)], env=quiet_env(TF_CPU_ALLOCATOR_USE_BFC="true"),
+                          capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -111,9 +212,55 @@ def test_keras_clipnorm_clips_each_weight_and_global_clipnorm_the_whole_list(cla
     assert sum(claims["global_clipnorm"], []) == pytest.approx([1.5, 2.0, 0.0, 6.0])  # global norm 13 -> 6.5
 
 
-def test_a_where_guard_saves_tf_sqrt_but_not_tf_log_and_tf_norm_is_nan_at_a_zero_row(claims):
-    assert claims["where_sqrt"] == [0.0, 0.0]
-    assert all(v != v for v in claims["where_log"] + claims["norm_zero_row"])  # NaN
+def test_a_where_guard_saves_sqrt_rsqrt_and_reciprocal_only_and_tf_norm_is_nan_at_a_zero_row(claims):
+    """Both notebooks: the gradient kernels of Sqrt, Rsqrt and Reciprocal return 0 for a zero upstream (the
+    unused branch of a tf.where); log, a division and a power do not."""
+    for op in ("sqrt", "rsqrt", "reciprocal"):
+        assert claims["where_" + op] == [0.0, 0.0], op
+    for op in ("log", "divide", "power"):
+        assert all(v != v for v in claims["where_" + op]), op  # NaN
+    assert all(v != v for v in claims["norm_zero_row"])
+
+
+def test_a_row_norms_vjp_must_divide_before_it_multiplies(claims):
+    """custom_gradients section 6: upstream * x first underflows (1e-9 * 3e-30, flushed to 0) and overflows
+    (1e9 * 3e30); x / norm first gives the gradient, 6e-10 and 6e8."""
+    assert claims["multiply_first"] == ["0.0", "0.0", "inf", "inf"]
+    assert claims["divide_first"] == pytest.approx([6e-10, 8e-10, 6e8, 8e8], rel=1e-6)
+
+
+def test_float_is_a_cut_in_eager_code_and_a_cast_in_a_tf_function(claims):
+    assert claims["float_eager"] == 3.0 and claims["float_function"] == 6.0
+
+
+def test_keras_3_variables_refuse_tape_watch_and_unconnected_gradients_zero(claims):
+    """jacobians and higher_order: a Keras 3 variable is no tf.Variable; tape.watch raises a ValueError, and
+    ZERO raises an AttributeError in gradient and jacobian as soon as one variable is unconnected (with all of
+    them connected it does not, and with a tf.Variable it gives 0). tf.zeros_like works; Keras optimizers skip
+    a None gradient with a warning."""
+    assert claims["keras_variable_is_tf_variable"] is False
+    assert claims["watch"].startswith("ValueError: Passed in object")
+    for method in ("gradient", "jacobian"):
+        assert claims["zero_" + method].startswith("AttributeError")
+        assert "'str' object has no attribute '_type_enum'" in claims["zero_" + method]
+        assert claims["connected_zero_" + method] == 2
+    assert claims["tf_variable_zero"] == 0.0 and claims["zeros_like_keras_variable"] == [3, 2]
+    assert any("Gradients do not exist for variables" in w for w in claims["none_gradient_warning"])
+
+
+def test_compute_gradient_steps_by_one_1024th(claims):
+    """custom_gradients section 1: the central difference of x**3 at 1 exceeds 3 by delta**2."""
+    assert claims["compute_gradient_excess"] == pytest.approx((1 / 1024) ** 2, rel=1e-3)
+    assert claims["compute_gradient_excess"] != pytest.approx(1e-6, rel=1e-2)
+
+
+def test_per_example_gradients_three_ways_agree_at_the_exercises_size_and_the_loop_is_slowest(claims):
+    """jacobians section 6: 101,770 weights, batch 256; tape.jacobian, tf.vectorized_map and a loop give the same
+    rows, and the loop (256 eager passes) takes longer than vectorized_map (best of two runs each; measured
+    5-10 times longer, so load on the machine does not turn the order round)."""
+    assert claims["weights"] == 101_770 and claims["per_example_same_rows"]
+    seconds = claims["per_example_seconds"]
+    assert seconds["loop"] > seconds["vectorized_map"], seconds
 
 
 def test_memory_is_measured_by_the_allocator_not_tracemalloc_and_recompute_grad_saves_it(claims):

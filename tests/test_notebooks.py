@@ -55,9 +55,28 @@ def images_of(notebook) -> int:
                for o in cell.get("outputs", []))
 
 
+_EXECUTED: dict[str, nbformat.NotebookNode] = {}
+
+
+@pytest.fixture
+def executed_solution(tmp_path_factory):
+    """Each solution notebook run once in a real kernel, shared by the tests that read its outputs."""
+    def run(assignment: str) -> nbformat.NotebookNode:
+        if assignment not in _EXECUTED:
+            _EXECUTED[assignment] = execute(ROOT / "solutions" / assignment / f"{assignment}.ipynb",
+                                            tmp_path_factory.mktemp(assignment), allow_errors=False)
+        return _EXECUTED[assignment]
+    return run
+
+
+def shown_by(notebook, grade: str) -> str:
+    (cell,) = [cell for cell in notebook.cells if grade_id(cell) == grade]
+    return shown_text(cell)
+
+
 @pytest.mark.parametrize("assignment", ASSIGNMENT_IDS)
-def test_solution_notebook_runs_clean_in_a_real_kernel(assignment, tmp_path):
-    notebook = execute(ROOT / "solutions" / assignment / f"{assignment}.ipynb", tmp_path, allow_errors=False)
+def test_solution_notebook_runs_clean_in_a_real_kernel(assignment, executed_solution):
+    notebook = executed_solution(assignment)
     graded = [cell for cell in notebook.cells if cell.get("metadata", {}).get("nbgrader", {}).get("grade")]
     assert len(graded) == len(assignment_by_id(assignment).exercises)
     for cell in notebook.cells:
@@ -70,6 +89,10 @@ def test_solution_notebook_runs_clean_in_a_real_kernel(assignment, tmp_path):
         assert f"{exercise_id}: public checks passed" in shown_text(cell), shown_text(cell)[:1000]
         assert "public checks failed" not in shown_text(cell)
     assert images_of(notebook) >= 2, "the demo cells draw at least two figures (image/png outputs)"
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            if "image/png" in output.get("data", {}):
+                assert output.get("metadata", {}).get("image/png", {}).get("alt"), f"{grade_id(cell)}: no alt text"
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENT_IDS)
@@ -204,3 +227,40 @@ def test_every_notebook_shows_the_same_course_map_and_marks_itself():
         for exercise in assignment_by_id(assignment).exercises:  # the map lists every exercise of its notebook
             assert f"`{exercise.id}`" in own, (assignment, exercise.id)
     assert len({tuple(rows) for rows in tables.values()}) == 1, tables
+
+
+def test_what_the_teaching_text_quotes_is_what_its_demos_print(executed_solution):
+    """Numbers the markdown quotes about a demo are the ones the demo prints (issue 31's slips 2, 5, 6, 9)."""
+    custom = executed_solution("custom_gradients")
+    assert "d(float(t) * t)/dt at t = 3, eager           : 3.0" in shown_by(custom, "demo_none_gradients")
+    assert "d(float(t) * t)/dt at t = 3, in a tf.function: 6.0" in shown_by(custom, "demo_none_gradients")
+    assert "for s from 4e-20 to 3.5e+18" in shown_by(custom, "demo_safe_norm_plot")
+    guards = shown_by(custom, "demo_safe_norm_2")
+    for op in ("tf.sqrt(s)", "tf.math.rsqrt(s)", "tf.math.reciprocal(s)"):
+        assert f"tf.where(s > 0, {op}, 0)" in guards and "[nan" not in guards.split(op)[1].splitlines()[0], op
+    for op in ("tf.math.log(s)", "1 / s", "s ** 0.5"):
+        assert "[nan nan]" in guards.split(op)[1].splitlines()[0], op
+    jacobians = executed_solution("jacobians")
+    outliers = shown_by(jacobians, "demo_per_example_2")
+    assert "the 4 largest norms belong to examples [5, 17, 38, 50] (the mislabelled ones: [5, 17, 38, 50])" in outliers
+    largest = [float(v) for v in outliers.split("): ")[1].split(";")[0].split(", ")]
+    median = float(outliers.split("median C = ")[1].split()[0])
+    assert min(largest) > 10 * median, (largest, median)  # "an order of magnitude larger than the median"
+    assert "all give the same rows: True" in shown_by(jacobians, "demo_per_example_speed")
+    assert "your per_example_gradients" in shown_by(jacobians, "demo_per_example_speed")
+
+
+def test_every_figure_has_a_text_alternative():
+    """Every figure a notebook draws goes through show_figure(fig, alt), which puts `alt` in the PNG's output
+    metadata (nbconvert writes it as the <img>'s alt attribute)."""
+    for assignment in ASSIGNMENT_IDS:
+        for cell in nbformat.read(ROOT / "solutions" / assignment / f"{assignment}.ipynb", as_version=4).cells:
+            if cell.cell_type != "code":
+                continue
+            tree = ast.parse(cell.source)
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "show_figure":
+                    assert len(node.args) == 2, f"{assignment} {grade_id(cell)}: show_figure(fig) without alt text"
+                    alt = node.args[1]
+                    assert not isinstance(alt, ast.Constant) or len(alt.value) > 40, grade_id(cell)
+            assert "display(Image(" not in cell.source or 'metadata={"image/png": {"alt": alt}}' in cell.source
