@@ -128,11 +128,12 @@ def nbgrader_validate(notebook: Path, cwd: Path, *options: str, **env: str) -> s
 
 
 def test_run_all_shows_a_failing_check_and_nbgrader_validate_still_reports_it(tmp_path):
-    """Wrong answers (dev's plain tf.round, no gradient; dev's log1pexp ignores the upstream gradient): Run All shows
-    the checks' feedback and goes on; nbgrader's own validate reports the failures, with the checks' words on a
-    student's machine (--validate-all: only then does nbgrader look at cells that are not graded) and through the
-    graded cells where the course's solutions are (the default). Both mistakes show in the public checks, as every
-    mistake a hidden case tells does (tests/test_public_coverage.py)."""
+    """Wrong answers (dev's plain tf.round, no gradient; dev's log1pexp ignores the upstream gradient; dev's safe_norm
+    multiplies upstream by x before it divides): Run All shows the checks' feedback and goes on; nbgrader's own
+    validate reports the failures, with the checks' words on a student's machine (--validate-all: only then does
+    nbgrader look at cells that are not graded) and through the graded cells where the course's solutions are (the
+    default). The mistakes show in the public checks, as every mistake a hidden case tells does
+    (tests/test_public_coverage.py)."""
     student = tmp_path / "student"
     student.mkdir()
     source = ROOT / "examples" / "submitted" / "dev" / "custom_gradients" / "custom_gradients.ipynb"
@@ -148,17 +149,19 @@ def test_run_all_shows_a_failing_check_and_nbgrader_validate_still_reports_it(tm
     assert all(cell.get("execution_count") for cell in notebook.cells if cell.cell_type == "code"), "Run All stopped"
 
     report = nbgrader_validate(student / source.name, student, "--Validator.validate_all=True", **on_a_students_machine)
-    assert "VALIDATION FAILED ON 2 CELL(S)!" in report, report[-3000:]
+    assert "VALIDATION FAILED ON 3 CELL(S)!" in report, report[-3000:]
     failed = report[report.index("The following cell failed:"):]
-    assert 'check("straight_through_round")' in failed and 'check("log1pexp")' in failed
+    assert 'check("straight_through_round")' in failed and 'check("log1pexp")' in failed and 'check("safe_norm")' in failed
     assert "SelfCheckFailed: straight_through_round: public checks failed [no-gradient]" in failed
     assert "SelfCheckFailed: log1pexp: public checks failed [ignores-upstream]" in failed
+    assert "SelfCheckFailed: safe_norm: public checks failed [unstable-gradient]" in failed
 
     report = nbgrader_validate(student / source.name, ROOT)  # the course's nbgrader_config.py, its solutions
-    assert "VALIDATION FAILED ON 2 CELL(S)!" in report, report[-3000:]
+    assert "VALIDATION FAILED ON 3 CELL(S)!" in report, report[-3000:]
     failed = report[report.index("The following cell failed:"):]
     assert 'grade_exercise("custom_gradients", "straight_through_round")' in failed, failed[:2000]
     assert 'grade_exercise("custom_gradients", "log1pexp")' in failed, failed[:2000]
+    assert 'grade_exercise("custom_gradients", "safe_norm")' in failed, failed[:2000]
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENT_IDS)
@@ -248,6 +251,23 @@ def test_what_the_teaching_text_quotes_is_what_its_demos_print(executed_solution
     assert min(largest) > 10 * median, (largest, median)  # "an order of magnitude larger than the median"
     assert "all give the same rows: True" in shown_by(jacobians, "demo_per_example_speed")
     assert "your per_example_gradients" in shown_by(jacobians, "demo_per_example_speed")
+    # the payoffs: the student's own functions at work (here the reference's), and what their text says of them
+    memory = shown_by(custom, "demo_checkpointed_memory")
+    assert float(memory.split("segments of  8 blocks")[1].split("(")[1].split(" times")[0]) >= 2.0, memory
+    dropout = shown_by(custom, "demo_checkpointed_2").splitlines()
+    assert dropout[0].split("output")[1].strip() != dropout[1].split("gradient")[1].strip()  # another mask
+    assert dropout[2].split("output")[1].strip() == dropout[3].split("gradient")[1].strip()  # the same one
+    higher = executed_solution("higher_order")
+    critic = shown_by(higher, "demo_critic_norms_plot")
+    for name, median in [("untrained", "0.48"), ("trained with the penalty", "1.19"),
+                         ("trained without the penalty", "11.43")]:
+        assert f"median {median}" in next(line for line in critic.splitlines() if line.startswith(name)), critic
+    newton = shown_by(higher, "demo_newton_step_1")
+    solve, inverse = (float(line.split("error |s - 1| = ")[1]) for line in newton.splitlines()[-2:])
+    assert inverse > 10 * solve, newton  # "about 16 times smaller than the inverse's"
+    optimiser = [line for line in shown_by(higher, "demo_newton_cg_optimiser").splitlines() if "above the best" in line]
+    descent, newton_cg = (float(line.split("above the best found")[0].split(", ")[-1]) for line in optimiser)
+    assert newton_cg == 0.0 and 1e-3 < descent < 1e-2, optimiser  # "about 5e-3 above it"
 
 
 def test_every_figure_has_a_text_alternative():
