@@ -184,6 +184,138 @@ for name, way in [("jacobian", by_jacobian), ("vectorized_map", by_vectorized_ma
 found["per_example_seconds"] = seconds
 found["per_example_same_rows"] = all(np.allclose(a, b, atol=1e-5) for rows in results.values()
                                      for a, b in zip(results["jacobian"], rows))
+
+# mixed precision: float16 keeps subnormals on CPU; small gradients underflow without loss scaling
+found["float16_subnormal_kept"] = float(tf.constant(1e-6, tf.float16)) != 0.0
+half = keras.layers.Dense(64, dtype="mixed_float16", kernel_initializer=keras.initializers.GlorotUniform(seed=1))
+features16 = tf.random.stateless_normal([4096, 32], seed=[1, 2])
+targets16 = 0.1 * tf.random.stateless_normal([4096, 64], seed=[3, 4])
+def scaled_gradients(scale):
+    with tf.GradientTape() as tape:
+        out = half(features16)
+        tape.watch(out)
+        loss = 0.01 * tf.reduce_mean(tf.square(tf.cast(out, tf.float32) - targets16)) * scale
+    d_out, d_kernel = tape.gradient(loss, [out, half.kernel])
+    return d_out.numpy(), d_kernel.numpy()
+found["mixed"] = {}
+for k in (0, 15, 32):
+    d_out, d_kernel = scaled_gradients(2.0 ** k)
+    found["mixed"][str(k)] = [float(np.mean(d_out == 0)), float(np.mean(~np.isfinite(d_kernel))), str(d_out.dtype)]
+optimizer = keras.optimizers.LossScaleOptimizer(keras.optimizers.SGD(0.1))
+optimizer.build(half.trainable_variables)
+found["loss_scale_steps"] = []
+for spoil in (False, True):
+    with tf.GradientTape() as tape:
+        scaled = optimizer.scale_loss(0.01 * tf.reduce_mean(tf.square(tf.cast(half(features16), tf.float32) - targets16)))
+    grads = tape.gradient(scaled, half.trainable_variables)
+    if spoil:
+        grads = [grads[0] * np.inf] + grads[1:]
+    before, scale = half.kernel.numpy(), float(optimizer.dynamic_scale.numpy())
+    optimizer.apply(grads, half.trainable_variables)
+    found["loss_scale_steps"].append([scale, float(optimizer.dynamic_scale.numpy()),
+                                      not np.array_equal(before, half.kernel.numpy())])
+
+# a tf.while_loop keeps every iteration for the backward pass; tf.cond differentiates one branch, tf.where both
+W_loop = tf.random.stateless_normal([256, 256], seed=[1, 1]) / 16.0
+h_start = tf.random.stateless_normal([512, 256], seed=[2, 2])
+@tf.function
+def looped(h, steps):
+    for _ in tf.range(steps):
+        h = tf.tanh(h @ W_loop)
+    return tf.reduce_sum(h)
+def loop_peak(steps):
+    tf.config.experimental.reset_memory_stats("CPU:0")
+    before = tf.config.experimental.get_memory_info("CPU:0")["current"]
+    with tf.GradientTape() as tape:
+        tape.watch(h_start)
+        total = looped(h_start, tf.constant(steps))
+    tape.gradient(total, h_start)
+    return (tf.config.experimental.get_memory_info("CPU:0")["peak"] - before) / 2**20
+found["loop_peaks"] = {str(k): loop_peak(k) for k in (20, 40, 80)}
+@tf.function
+def log_or_zero_cond(x):
+    return tf.cond(x > 0, lambda: tf.math.log(x), lambda: tf.zeros_like(x))
+@tf.function
+def log_or_zero_where(x):
+    return tf.where(x > 0, tf.math.log(x), tf.zeros_like(x))
+for fn in (log_or_zero_cond, log_or_zero_where):
+    zero = tf.constant(0.0)
+    with tf.GradientTape() as tape:
+        tape.watch(zero)
+        value = fn(zero)
+    found[fn.__name__] = str(tape.gradient(value, zero).numpy())
+
+# tf.custom_gradient with variables=: the tf.Variables inside a Keras layer, their gradients returned
+dense = keras.layers.Dense(2, kernel_initializer=keras.initializers.GlorotUniform(seed=7))
+dense.build((None, 2))
+rows = tf.constant([[1.0, 0.5], [2.0, -1.0]])
+seen = []
+@tf.custom_gradient
+def dense_recomputed(x):
+    y = dense(x)
+    def grad_fn(upstream, variables=None):
+        seen[:] = [type(v).__name__ for v in variables]
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            again = dense(x)
+        grads = inner.gradient(again, [x] + list(variables), output_gradients=upstream)
+        return grads[0], grads[1:]
+    return y, grad_fn
+with tf.GradientTape() as tape:
+    loss = tf.reduce_sum(dense_recomputed(rows) ** 2)
+custom = tape.gradient(loss, dense.trainable_variables)
+with tf.GradientTape() as tape:
+    loss = tf.reduce_sum(dense(rows) ** 2)
+plain = tape.gradient(loss, dense.trainable_variables)
+found["custom_gradient_variables"] = [seen, all(np.allclose(a, b) for a, b in zip(custom, plain))]
+
+# Keras 3 variables and forward mode: refused; the tf.Variable inside (v.value) works
+try:
+    with tf.autodiff.ForwardAccumulator(primals=dense.kernel, tangents=tf.ones([2, 2])):
+        pass
+    found["forward_keras_variable"] = "ok"
+except Exception as error:
+    found["forward_keras_variable"] = type(error).__name__
+with tf.autodiff.ForwardAccumulator(primals=dense.kernel.value, tangents=tf.ones([2, 2])) as acc:
+    out = dense(rows)
+found["forward_value"] = acc.jvp(out).numpy().tolist()
+with tf.GradientTape() as tape:
+    tape.watch(dense.kernel.value)
+    out = tf.reduce_sum(dense(rows))
+found["watch_value"] = tape.gradient(out, dense.kernel.value) is not None
+
+# tf.function traces per Python scalar value, per shape until it relaxes; a tape's jacobian in one tf.function
+traces = {"n": 0}
+@tf.function
+def td_target(reward, next_q, gamma):
+    traces["n"] += 1
+    return reward + gamma * tf.reduce_max(next_q, axis=-1)
+reward, next_q = tf.constant([1.0, 0.0]), tf.constant([[1.0, 2.0], [3.0, 0.5]])
+found["traces"] = {}
+for name, gammas in [("floats", [0.9, 0.99, 0.9, 0.999]), ("tensors", [tf.constant(g) for g in (0.9, 0.99, 0.9, 0.999)])]:
+    traces["n"] = 0
+    for gamma in gammas:
+        td_target(reward, next_q, gamma)
+    found["traces"][name] = traces["n"]
+for name, fn in [("shapes", td_target), ("reduce_retracing", tf.function(td_target.python_function, reduce_retracing=True))]:
+    traces["n"] = 0
+    for size in (2, 3, 4, 5):
+        fn(tf.zeros([size]), tf.zeros([size, 2]), tf.constant(0.9))
+    found["traces"][name] = traces["n"]
+point = tf.constant([1.0, 2.0, 3.0])
+def eager_jacobian(x):
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.sin(x) * x
+    return tape.jacobian(y, x)
+traced_jacobian = tf.function(eager_jacobian)
+found["jacobian_seconds"] = {}
+for name, fn in [("eager", eager_jacobian), ("traced", traced_jacobian)]:
+    start = time.perf_counter()
+    for _ in range(10):
+        fn(point)
+    found["jacobian_seconds"][name] = time.perf_counter() - start
+found["jacobian_traces"] = traced_jacobian.experimental_get_tracing_count()
 print(json.dumps(found))
 '''
 
@@ -266,3 +398,46 @@ def test_per_example_gradients_three_ways_agree_at_the_exercises_size_and_the_lo
 def test_memory_is_measured_by_the_allocator_not_tracemalloc_and_recompute_grad_saves_it(claims):
     assert claims["tensorflow_current"] >= 2000 * 2000 * 4 > 100 * claims["tracemalloc_peak"]
     assert claims["peak_segments_of_8"] < 0.5 * claims["peak_plain"]
+
+
+def test_float16_gradients_underflow_without_loss_scaling_and_overflow_with_too_much(claims):
+    """custom_gradients section 8: a mixed_float16 layer's output gradients (float16) are a third zeros unscaled,
+    none at 2^15; at 2^32 most of the kernel's gradient is inf. CPU float16 keeps subnormals."""
+    assert claims["float16_subnormal_kept"]
+    unscaled, default, huge = (claims["mixed"][k] for k in ("0", "15", "32"))
+    assert unscaled[2] == "float16" and unscaled[0] > 0.2 and unscaled[1] == 0.0
+    assert default[0] < 1e-4 and default[1] == 0.0  # (a few entries are 0 in float32 too)
+    assert huge[1] > 0.5
+
+
+def test_loss_scale_optimizer_starts_at_2_to_15_and_halves_and_skips_on_inf(claims):
+    (finite, spoiled) = claims["loss_scale_steps"]
+    assert finite == [32768.0, 32768.0, True]
+    assert spoiled == [32768.0, 16384.0, False]
+
+
+def test_a_while_loop_keeps_each_iteration_and_tf_cond_differentiates_one_branch(claims):
+    peaks = claims["loop_peaks"]
+    per_iteration = [(peaks["40"] - peaks["20"]) / 20, (peaks["80"] - peaks["40"]) / 40]
+    assert min(per_iteration) > 1.0 and max(per_iteration) < 1.3 * min(per_iteration), peaks  # linear, > 1 MiB each
+    assert claims["log_or_zero_cond"] == "0.0" and claims["log_or_zero_where"] == "nan"
+
+
+def test_custom_gradient_hands_grad_fn_the_tf_variables_inside_a_keras_layer(claims):
+    seen, same = claims["custom_gradient_variables"]
+    assert seen == ["ResourceVariable", "ResourceVariable"] and same
+
+
+def test_forward_mode_refuses_a_keras_variable_and_takes_its_value(claims):
+    assert claims["forward_keras_variable"] == "AttributeError"
+    assert claims["forward_value"] and claims["watch_value"]
+
+
+def test_tf_function_traces_per_python_scalar_and_a_traced_jacobian_once(claims):
+    """jacobians section 7: 4 calls with gamma 0.9, 0.99, 0.9, 0.999 as Python floats trace 3 times, as Tensors
+    once; batches of 2..5 trace 3 times (then the shape is relaxed), with reduce_retracing twice; the tape and
+    its Jacobian in one tf.function trace once for 10 calls and take less time than 10 eager Jacobians (each of
+    which traces pfor again; measured 5 to 7 times longer)."""
+    assert claims["traces"] == {"floats": 3, "tensors": 1, "shapes": 3, "reduce_retracing": 2}
+    assert claims["jacobian_traces"] == 1
+    assert claims["jacobian_seconds"]["eager"] > claims["jacobian_seconds"]["traced"], claims["jacobian_seconds"]

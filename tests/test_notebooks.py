@@ -257,6 +257,21 @@ def test_what_the_teaching_text_quotes_is_what_its_demos_print(executed_solution
     dropout = shown_by(custom, "demo_checkpointed_2").splitlines()
     assert dropout[0].split("output")[1].strip() != dropout[1].split("gradient")[1].strip()  # another mask
     assert dropout[2].split("output")[1].strip() == dropout[3].split("gradient")[1].strip()  # the same one
+    mixed = shown_by(custom, "demo_mixed_precision")
+    unscaled = float(mixed.split("scale 2^0 :")[1].split("%")[0]) / 100
+    assert 0.25 < unscaled < 0.45, mixed  # "about a third of the gradients ... are 0"
+    assert "scale 2^15:   0.0% of the output's gradients are 0,   0.0% of the kernel's are inf" in mixed
+    assert "scale 32768 -> 16384, kernel updated: False" in mixed
+    loops = shown_by(custom, "demo_loops")
+    assert "log_or_zero_cond   at x = 0: value 0.0, gradient 0.0" in loops and "gradient nan" in loops
+    assert "same gradients as without it: True" in shown_by(custom, "demo_custom_gradient_variables")
+    retracing = shown_by(jacobians, "demo_retracing")
+    for quoted in ("gamma as Python floats: 4 calls, 3 trace(s)", "gamma as Tensors      : 4 calls, 1 trace(s)",
+                   "the tf.function traced 1 time(s)"):
+        assert quoted in retracing, retracing
+    keras_variables = shown_by(jacobians, "demo_keras_variables")
+    assert "tape.jacobian(..., ZERO)    : AttributeError 'str' object has no attribute '_type_enum'" in keras_variables
+    assert "of type 'Variable', not tf.Tensor or tf.Variable or ExtensionType." in keras_variables
     higher = executed_solution("higher_order")
     critic = shown_by(higher, "demo_critic_norms_plot")
     for name, median in [("untrained", "0.48"), ("trained with the penalty", "1.19"),
