@@ -326,7 +326,7 @@ def learning_goal_missed(d: Diagnosis) -> None:
     """8. The exercise is about writing the gradient with @tf.custom_gradient, and the source has none."""
     static = d.evidence.static
     if d.evidence.exercise.requires_custom_gradient and static is not None and getattr(static, "defined", False) \
-            and not static.uses_custom_gradient:
+            and not static.uses_custom_gradient and "no-gradient" not in d.found:  # that one says it already
         d.name("no-custom-gradient")
 
 

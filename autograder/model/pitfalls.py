@@ -66,9 +66,12 @@ CATALOGUE = {p.id: p for p in (
             "the forward value is clipped or changed, where only the gradient should change",
             "return the input unchanged (`tf.identity(x)`) and clip inside grad_fn"),
     Pitfall("no-gradient",
-            "an op with no gradient (plain `tf.round`) is used where a straight-through gradient is asked for",
-            "pass the upstream gradient through: `x + tf.stop_gradient(tf.round(x) - x)` or a "
-            "`@tf.custom_gradient` whose grad_fn returns `upstream`"),
+            "an op with no gradient (plain `tf.round`) is used where a straight-through gradient is asked for, or a "
+            "solver's result (a solver outside TensorFlow, such as `tf.numpy_function`) is returned with no custom "
+            "gradient where an implicit one is asked for: the gradient is None",
+            "give the result a gradient: for rounding, pass the upstream gradient through (`x + "
+            "tf.stop_gradient(tf.round(x) - x)`); for a solver, return its result from a `@tf.custom_gradient` "
+            "function whose grad_fn computes the implicit gradient"),
     Pitfall("not-recomputed",
             "f is returned without `tf.recompute_grad`, so it does not run again on the backward pass and its "
             "intermediates stay in memory",
@@ -115,6 +118,28 @@ CATALOGUE = {p.id: p for p in (
             "run the model once on the whole batch under one tape, `losses = loss_fn(y, model(x))`, then "
             "`tape.jacobian(losses, model.trainable_variables)`; or map a per-example gradient with "
             "`tf.vectorized_map`"),
+    Pitfall("unrolled-solver",
+            "the gradient is taken through the solver's iterations (the tape records the loop) where the implicit "
+            "gradient is asked for: before the iterations converge that is the gradient of an unconverged iterate, "
+            "not the implicit one, and the tape keeps every iteration in memory",
+            "run the iterations inside a `@tf.custom_gradient` function (its forward pass is not recorded) and "
+            "return the implicit function theorem's gradient at the returned solution from its grad_fn"),
+    Pitfall("one-step-gradient",
+            "the inverse is left out of the implicit function theorem: a fixed point's gradient through its last "
+            "step only ((df/dθ)ᵀ g), or an argmin's with w̄ (or H w̄) where H⁻¹ w̄ is due; right only where df/dx is "
+            "0 or H is the identity",
+            "solve the adjoint system first (iterate u = g + (df/dx)ᵀ u; conjugate gradients on H v = w̄), then "
+            "apply the vector-Jacobian product with respect to theta to its solution"),
+    Pitfall("adjoint-not-transposed",
+            "the backward (adjoint) system is solved with A or df/dx where its transpose is due: right for a "
+            "symmetric A or df/dx, wrong otherwise",
+            "transpose: solve with `tf.transpose(A)`; take (df/dx)ᵀ u as a vector-Jacobian product, "
+            "`tape.gradient(fx, x, output_gradients=u)`, not as a Jacobian-vector product"),
+    Pitfall("sign-error",
+            "the minus sign of the implicit gradient is dropped: the numbers are exactly the negative of the "
+            "gradient",
+            "differentiate F(x(θ), θ) = 0 again: dx/dθ = -(∂F/∂x)⁻¹ ∂F/∂θ; for a root and an argmin the "
+            "gradient has that minus, for a fixed point x = f(x, θ) it is inside (I - df/dx) and cancels"),
     Pitfall("not-implemented",
             "the function still raises NotImplementedError",
             "replace `raise NotImplementedError()` with your implementation"),
