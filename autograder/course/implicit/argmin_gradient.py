@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from autograder.course.building import array, case
-from autograder.course.implicit.callables import ARGMIN_FUNCTIONS, argmin_objective, argmin_solver
+from autograder.course.implicit.callables import (ARGMIN_FUNCTIONS, argmin_objective, argmin_solver,
+                                                  conjugate_gradients, hessian_product)
 from autograder.course.implicit.shared import SAMPLE_STRIDE, SCALE_N, THETA_GRADIENT, weighted_theta_gradient
 from autograder.course.probing import tensor
 from autograder.model.course import Exercise, Mistake, Output
@@ -24,22 +25,22 @@ REASON = ("argmin_gradient: w* = inner_solver(theta) for g strictly convex in w,
 
 
 def _design(rng: np.random.Generator, count: int, n: int, top: float) -> np.ndarray:
-    """X (count, n) whose XᵀX / count has eigenvalues from about 0 to ``top``."""
+    """X (count, n) whose XᵀX / count has eigenvalues spread evenly from 0 to ``top``."""
     u, _ = np.linalg.qr(rng.normal(size=(count, n)))
     v, _ = np.linalg.qr(rng.normal(size=(n, n)))
     return (u * np.sqrt(count * np.linspace(0.0, top, n))) @ v.T
 
 
-def _regression(rng, name, n, m, count=None):
-    """Ridge: XᵀX/N up to 8 and penalties exp(theta) from 0.2 to 0.5: condition number from about 16 to 43.
-    Logistic: the curvature of the loss is at most a quarter of it, so the penalties are smaller."""
-    count = count or 3 * n
+def _regression(rng, name, n, m):
+    """Ridge: XᵀX/N from 0 to 8 and penalties exp(theta) from 0.2 to 0.5: condition number from about 16 to 43.
+    Logistic: the loss's curvature is at most a quarter of XᵀX/N, so the penalties are smaller (0.05 to 0.1)."""
+    count = 3 * n
     x = _design(rng, count, n, 8.0)
-    truth = rng.normal(size=n)
+    truth = rng.normal(size=n) / np.sqrt(n)
     if name == "ridge":
         y, low, high = x @ truth + 0.5 * rng.normal(size=count), np.log(0.2), np.log(0.5)
     else:
-        y, low, high = np.where(x @ truth + rng.normal(size=count) > 0, 1.0, -1.0), np.log(0.05), np.log(0.1)
+        y, low, high = np.where(x @ truth + 0.3 * rng.normal(size=count) > 0, 1.0, -1.0), np.log(0.05), np.log(0.1)
     return dict(g=name, X=array(x, "float32"), y=array(y, "float32"), m=m,
                 theta=array(rng.uniform(low, high, size=m), "float32"))
 
@@ -57,40 +58,53 @@ def _size(data) -> int:
     return len(data["a"]) if data["g"] == "chain" else np.asarray(data["X"]).shape[1]
 
 
+CONVERGED = 1e-8  # CG's relative residual, in float64, where its float32 run has reached float32 precision
+
+
+def cg_steps(data, upstream: np.ndarray) -> int:
+    """How many CG steps on H v = upstream bring the relative residual below CONVERGED (float64, at w*): the
+    cases ask for that many and a few more, so that CG reaches float32 precision and its residual stays far
+    from float32's underflow (where d.Hd would be 0 and a = r.r / 0). tests/test_implicit_cases.py runs CG in
+    float32 on every graded case to check both."""
+    product = hessian_product(data, np.asarray(data["theta"], np.float64))
+    _, residuals = conjugate_gradients(product, np.asarray(upstream, np.float64), 100, CONVERGED ** 2)
+    if not residuals or residuals[-1] >= CONVERGED:
+        raise ValueError("argmin_gradient: a case whose CG does not converge within 100 steps")
+    return len(residuals)
+
+
 def make_cases(rng: np.random.Generator):
-    def one(id_, data, cg_iters, public=False, tags=(), weight=1.0, time_limit=20.0, generator=None):
+    def one(id_, data, public=False, tags=(), weight=1.0, time_limit=20.0, generator=None):
         n, m = _size(data), len(data["theta"])
-        weights = (generator or rng).uniform(-2.0, 2.0, size=n)
-        args = dict(data, cg_iters=int(cg_iters), upstream=array(weights, "float32"))
+        draw = generator or rng
+        weights = array(draw.uniform(-2.0, 2.0, size=n), "float32")
+        cg_iters = min(100, max(10, cg_steps(data, weights) + int(draw.integers(0, 4))))
+        args = dict(data, cg_iters=cg_iters, upstream=weights)
         shape = "" if data["g"] == "chain" else f", X of shape {np.asarray(data['X']).shape}"
         description = (f"float32 Tensor theta of shape ({m},), w of shape ({n},), {ARGMIN_FUNCTIONS[data['g']]}"
-                       f"{shape}, cg_iters = {cg_iters}, loss = sum(w̄ * w) with weights w̄")
+                       f"{shape}, cg_iters = {cg_iters} (enough for CG to converge), loss = sum(w̄ * w) with "
+                       "weights w̄")
         return case(id_, description, "float32", tags=("upstream", *tags), public=public, weight=weight,
                     time_limit=time_limit, reason=REASON, args=args)
 
     def fixed(seed):
         return np.random.default_rng(seed)
 
-    n1, n2, n3 = (int(n) for n in rng.integers(5, 21, size=3))
+    n1, n2, n3 = (int(n) for n in rng.integers(40, 71, size=3))
     return [
-        # public: one case per kind of graded check (ridge with one penalty and with groups; logistic; the fewest
-        # CG steps, 10; n = 100,000)
-        one("ridge-8", _regression(fixed(801), "ridge", 8, 1), 20, public=True, generator=fixed(802)),
-        one("ridge-12-groups-3", _regression(fixed(1201), "ridge", 12, 3), 30, public=True, generator=fixed(1202)),
-        one("logistic-10-groups-2", _regression(fixed(1001), "logistic", 10, 2), 30, public=True,
-            generator=fixed(1002)),
-        one("ridge-5-cg-10", _regression(fixed(501), "ridge", 5, 1), 10, public=True, generator=fixed(502)),
-        one("chain-scale", _chain(fixed(100_001), SCALE_N, 10), 60, public=True, tags=("scale",), weight=2.0,
+        # public: one case per kind of graded check (ridge with one penalty and with groups; logistic; n = 100,000)
+        one("ridge-40", _regression(fixed(401), "ridge", 40, 1), public=True, generator=fixed(402)),
+        one("ridge-48-groups-3", _regression(fixed(481), "ridge", 48, 3), public=True, generator=fixed(482)),
+        one("logistic-40-groups-2", _regression(fixed(4001), "logistic", 40, 2), public=True,
+            generator=fixed(4002)),
+        one("chain-scale", _chain(fixed(100_001), SCALE_N, 10), public=True, tags=("scale",), weight=2.0,
             time_limit=40.0, generator=fixed(100_002)),
-        # hidden: other sizes, groups, data and steps
-        one("ridge-random", _regression(rng, "ridge", n1, 1), int(rng.integers(3 * n1, 5 * n1 + 1))),
-        one("ridge-random-groups", _regression(rng, "ridge", n2, int(rng.integers(2, 11))),
-            int(rng.integers(3 * n2, 5 * n2 + 1))),
-        one("logistic-random", _regression(rng, "logistic", n3, int(rng.integers(1, 4))),
-            int(rng.integers(3 * n3, 5 * n3 + 1))),
-        one("chain-random", _chain(rng, 40, int(rng.integers(2, 6))), 60),
-        one("chain-scale-random", _chain(rng, SCALE_N, 10), int(rng.integers(60, 81)), tags=("scale",), weight=2.0,
-            time_limit=40.0),
+        # hidden: other sizes, groups and data
+        one("ridge-random", _regression(rng, "ridge", n1, 1)),
+        one("ridge-random-groups", _regression(rng, "ridge", n2, int(rng.integers(2, 11)))),
+        one("logistic-random", _regression(rng, "logistic", n3, int(rng.integers(1, 4)))),
+        one("chain-random", _chain(rng, 200, int(rng.integers(2, 6)))),
+        one("chain-scale-random", _chain(rng, SCALE_N, 10), tags=("scale",), weight=2.0, time_limit=40.0),
     ]
 
 

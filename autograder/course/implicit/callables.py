@@ -118,27 +118,50 @@ def _dot(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.sum(a * b))
 
 
-def _argmin_numpy(args: Mapping[str, Any], theta: np.ndarray) -> np.ndarray:
+def hessian_product(args: Mapping[str, Any], theta: np.ndarray, w: np.ndarray | None = None):
+    """d -> H d in float64, H the Hessian of g in w at (w, theta) (w: the argmin when not given)."""
+    name = args["g"]
+    if name == "chain":
+        a, c = np.asarray(args["a"], np.float64), float(args["c"])
+        diagonal = a + _penalties(theta, len(a))
+
+        def chain(d):
+            difference = np.diff(d)
+            return diagonal * d + c * (np.concatenate([[0.0], difference]) - np.concatenate([difference, [0.0]]))
+        return chain
+    x = np.asarray(args["X"], np.float64)
+    count, n = x.shape
+    weights = np.ones(count)
+    if name == "logistic":
+        w = argmin_numpy(args, theta) if w is None else w
+        s = 1.0 / (1.0 + np.exp(np.asarray(args["y"], np.float64) * (x @ w)))
+        weights = s * (1.0 - s)
+    penalty = _penalties(theta, n)
+    return lambda d: x.T @ (weights * (x @ d)) / count + penalty * d
+
+
+def conjugate_gradients(product, b: np.ndarray, steps: int, tolerance: float = 0.0):
+    """CG on H v = b from v = 0 (float64): (v, the relative residual after each step)."""
+    v, r = np.zeros_like(b), b.copy()
+    d, rr, norm = r.copy(), _dot(r, r), _dot(b, b)
+    residuals = []
+    for _ in range(steps):
+        if rr <= tolerance * norm:
+            break
+        hd = product(d)
+        step = rr / _dot(d, hd)
+        v, r = v + step * d, r - step * hd
+        rr, previous = _dot(r, r), rr
+        d = r + (rr / previous) * d
+        residuals.append(np.sqrt(rr / norm))
+    return v, residuals
+
+
+def argmin_numpy(args: Mapping[str, Any], theta: np.ndarray) -> np.ndarray:
     """w* = argmin_w g(w, theta) in float64: closed form (ridge), Newton (logistic), CG (chain)."""
     name = args["g"]
     if name == "chain":
-        a, b, c = (np.asarray(args[k], np.float64) for k in ("a", "b", "c"))
-        diagonal = a + _penalties(theta, len(a))
-
-        def product(w):
-            difference = np.diff(w)
-            return diagonal * w + c * (np.concatenate([[0.0], difference]) - np.concatenate([difference, [0.0]]))
-        w, r = np.zeros_like(b), b.copy()
-        d, rr = r.copy(), _dot(r, r)
-        for _ in range(1000):
-            if rr <= 1e-26 * _dot(b, b):
-                break
-            hd = product(d)
-            step = rr / _dot(d, hd)
-            w, r = w + step * d, r - step * hd
-            rr, previous = _dot(r, r), rr
-            d = r + (rr / previous) * d
-        return w
+        return conjugate_gradients(hessian_product(args, theta), np.asarray(args["b"], np.float64), 1000, 1e-26)[0]
     x, y = np.asarray(args["X"], np.float64), np.asarray(args["y"], np.float64)
     count, n = x.shape
     penalty = _penalties(theta, n)
@@ -182,7 +205,7 @@ def argmin_solver(args: Mapping[str, Any]):
 
     def inner_solver(theta):
         theta = tf.convert_to_tensor(theta)
-        w = tf.numpy_function(lambda t: _argmin_numpy(args, t).astype(np.float32), [theta], tf.float32,
+        w = tf.numpy_function(lambda t: argmin_numpy(args, t).astype(np.float32), [theta], tf.float32,
                               stateful=False)
         w.set_shape((n,))
         return w

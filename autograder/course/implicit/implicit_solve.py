@@ -40,14 +40,16 @@ def _diagonal_heavy(rng: np.random.Generator, n: int) -> np.ndarray:
 
 
 def make_cases(rng: np.random.Generator):
-    def one(id_, matrix, dtype, solver, what, public=False, generator=None, tags=()):
+    def one(id_, matrix, dtype, solver, what, public=False, generator=None):
         draw = generator or rng
         n = len(matrix)
         args = dict(A=array(matrix, dtype), b=array(draw.normal(size=n), dtype), solver=solver,
                     upstream=array(draw.uniform(-2.0, 2.0, size=n), dtype))
         description = (f"{dtype} Tensors A of shape ({n}, {n}) ({what}) and b of shape ({n},), solver = "
                        f"{SOLVERS[solver]}, loss = sum(w * x) with weights w")
-        return case(id_, description, dtype, tags=("upstream", *tags), public=public, reason=REASON, args=args)
+        # n = 1,000: two solves of a dense system, which a loaded machine's BLAS threads can make slow
+        return case(id_, description, dtype, tags=("upstream",), public=public, reason=REASON, args=args,
+                    time_limit=40.0 if n > 100 else 20.0)
 
     def fixed(seed):
         return np.random.default_rng(seed)
@@ -60,23 +62,23 @@ def make_cases(rng: np.random.Generator):
             public=True, generator=fixed(402)),
         one("f32-3-symmetric", _matrix(fixed(301), 3, 10.0, symmetric=True), "float32", "lu",
             "symmetric, condition number 10", public=True, generator=fixed(302)),
-        one("f64-6", _matrix(fixed(601), 6, 100.0), "float64", "qr", "not symmetric, condition number 100",
+        one("f64-6", _matrix(fixed(601), 6, 90.0), "float64", "qr", "not symmetric, condition number 90",
             public=True, generator=fixed(602)),
         one("f32-1000", _diagonal_heavy(fixed(1001), 1000), "float32", "lu",
             f"not symmetric, condition number below 61; every {VECTOR_STRIDE}th entry of x and of the gradient with "
             f"respect to b, every {STRIDE}th row and column of the one with respect to A are compared", public=True,
             generator=fixed(1002)),
         # hidden: other sizes, conditions, dtypes and solvers
-        one("f32-random", _matrix(rng, n1, float(rng.uniform(10, 100))), "float32", "lu",
+        one("f32-random", _matrix(rng, n1, float(rng.uniform(10, 95))), "float32", "lu",
             "not symmetric, random condition number up to 100"),
-        one("f64-random", _matrix(rng, n2, float(rng.uniform(10, 100))), "float64", "qr",
+        one("f64-random", _matrix(rng, n2, float(rng.uniform(10, 95))), "float64", "qr",
             "not symmetric, random condition number up to 100"),
-        one("f32-random-qr", _matrix(rng, n3, float(rng.uniform(10, 100))), "float32", "qr",
+        one("f32-random-qr", _matrix(rng, n3, float(rng.uniform(10, 95))), "float32", "qr",
             "not symmetric, random condition number up to 100"),
         one("f64-symmetric-random", _matrix(rng, 7, 50.0, symmetric=True), "float64", "lu",
             "symmetric, condition number 50"),
         one("f64-300", _diagonal_heavy(rng, 300), "float64", "lu", "not symmetric, condition number below 61"),
-        one("f32-1000-random", _diagonal_heavy(rng, 1000), "float32", "qr",
+        one("f32-1000-random", _diagonal_heavy(rng, 1000), "float32", "lu",
             "not symmetric, condition number below 61"),
     ]
 
@@ -139,8 +141,12 @@ EXERCISE = Exercise(
                 "Ā = -b̄ xᵀ is missing",
                 "return `grad_A = -tf.tensordot(grad_b, x, axes=0)`"),
         Mistake("sign-error", "solve_negated",
-                "both your gradients are exactly the negatives of the right ones: a minus sign on the adjoint "
-                "(b̄ = -solver(Aᵀ, x̄)) that belongs to Ā alone",
+                "both your gradients are exactly the negatives of the right ones: the minus sign is on b̄ "
+                "(b̄ = -solver(Aᵀ, x̄)) and not on Ā, where it belongs",
+                "b̄ = solver(Aᵀ, x̄) has no minus; Ā = -b̄ xᵀ has one"),
+        Mistake("sign-error", "solve_negated_b",
+                "your gradient with respect to b is exactly the negative of the right one (b̄ = -solver(Aᵀ, x̄)): "
+                "the theorem's minus belongs to Ā = -b̄ xᵀ alone",
                 "b̄ = solver(Aᵀ, x̄) has no minus; Ā = -b̄ xᵀ has one"),
         Mistake("transposed", "solve_outer_transposed",
                 "your gradient with respect to A is the transpose of the right one: the outer product x b̄ᵀ instead "

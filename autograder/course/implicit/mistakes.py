@@ -68,6 +68,7 @@ def root_one_step_fewer(F, theta, x0, iters):
 
 def _solve(solver, A, b, transposed=True, sign_a=-1.0, sign_b=1.0, outer_transposed=False, upstream=True,
            solved=True, grad_a=True):
+    """implicit_solve with its adjoint changed as asked; the signs multiply b̄ and Ā = sign_a b̄ xᵀ as returned."""
     import tensorflow as tf
 
     @tf.custom_gradient
@@ -76,9 +77,9 @@ def _solve(solver, A, b, transposed=True, sign_a=-1.0, sign_b=1.0, outer_transpo
 
         def grad_fn(u):
             u = u if upstream else tf.ones_like(u)
-            bar_b = (solver(tf.transpose(A) if transposed else A, u) if solved else u) * sign_b
+            bar_b = solver(tf.transpose(A) if transposed else A, u) if solved else u
             outer = x[:, None] * bar_b[None, :] if outer_transposed else bar_b[:, None] * x[None, :]
-            return (sign_a * sign_b * outer if grad_a else None), bar_b
+            return (sign_a * outer if grad_a else None), sign_b * bar_b
         return x, grad_fn
     return solve(A, b)
 
@@ -96,6 +97,10 @@ def solve_sign(solver, A, b):
 
 
 def solve_negated(solver, A, b):
+    return _solve(solver, A, b, sign_a=1.0, sign_b=-1.0)
+
+
+def solve_negated_b(solver, A, b):
     return _solve(solver, A, b, sign_b=-1.0)
 
 
