@@ -82,7 +82,7 @@ def make_cases(rng: np.random.Generator):
         args = dict(data, cg_iters=cg_iters, upstream=weights)
         shape = "" if data["g"] == "chain" else f", X of shape {np.asarray(data['X']).shape}"
         description = (f"float32 Tensor theta of shape ({m},), w of shape ({n},), {ARGMIN_FUNCTIONS[data['g']]}"
-                       f"{shape}, cg_iters = {cg_iters} (enough for CG to converge), loss = sum(w̄ * w) with "
+                       f"{shape}, cg_iters = {cg_iters}, enough for CG to converge, loss = sum(w̄ * w) with "
                        "weights w̄")
         return case(id_, description, "float32", tags=("upstream", *tags), public=public, weight=weight,
                     time_limit=time_limit, reason=REASON, args=args)

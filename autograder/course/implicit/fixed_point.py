@@ -57,9 +57,9 @@ def make_cases(rng: np.random.Generator):
         n, m = len(data["x0"]), len(data["theta"])
         weights = (generator or rng).uniform(-2.0, 2.0, size=n)
         args = dict(data, iters=int(iters), upstream=array(weights, "float32"))
-        reached = "x is near the fixed point" if iters >= 50 else "few iterations: x is not the fixed point yet"
+        reached = "x near the fixed point" if iters >= 50 else "few iterations (x is not the fixed point yet)"
         description = (f"float32 Tensors x0 of shape ({n},) and theta of shape ({m},), "
-                       f"{FIXED_POINT_FUNCTIONS[data['f']]}, iters = {iters} ({reached}), loss = sum(w * x) with "
+                       f"{FIXED_POINT_FUNCTIONS[data['f']]}, iters = {iters}, {reached}, loss = sum(w * x) with "
                        "weights w")
         return case(id_, description, "float32", tags=("upstream", *tags), public=public, weight=weight,
                     time_limit=time_limit, reason=REASON, args=args)
