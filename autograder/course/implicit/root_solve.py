@@ -107,6 +107,7 @@ EXERCISE = Exercise(
     make_cases=make_cases,
     probe=probe,
     outputs=(RESULT, RESULT_SAMPLE, THETA_GRADIENT, THETA_GRADIENT_SAMPLE),
+    materialized_pitfall="materialized-jacobian",
     mistakes=(
         Mistake("no-gradient", "root_no_gradient",
                 "no gradient reaches theta from your result (it is None): the Newton steps run outside what any tape "
@@ -132,6 +133,9 @@ EXERCISE = Exercise(
                 "run exactly `iters` steps: `for _ in range(iters):`", outputs=("x",)),
     ),
     hints={
+        "materialized-jacobian": "F is elementwise, so dF/dx is diagonal: take it as `tape.gradient(y, x)` (the "
+                                 "gradient of sum(F) is the diagonal), never as `tape.jacobian(y, x)`, which forms "
+                                 "an (n, n) matrix: 40 GB at n = 100,000",
         "unwatched-tensor": "in grad_fn, call `tape.watch(x)` and `tape.watch(theta)` (both are Tensors) before "
                             "`y = F(x, theta)`, and take both partials from that tape (`persistent=True`)",
         "non-persistent-tape": "take both partials in grad_fn from one tape created with `persistent=True` (or from "
