@@ -35,8 +35,37 @@ from nbgrader.converters import Autograde  # noqa: E402
 from nbgrader.preprocessors import Execute  # noqa: E402
 
 EXECUTOR = "autograder.frontends.nbgrader_executor.ContainedExecute"
-c.Autograde.autograde_preprocessors = [EXECUTOR if step is Execute else step
+
+
+def import_name(step) -> str:
+    """A step as nbgrader reads it: formgrader's "Current configuration" panel shows classes as `<class ...>`."""
+    return step if isinstance(step, str) else f"{step.__module__}.{step.__qualname__}"
+
+
+c.Autograde.autograde_preprocessors = [EXECUTOR if step is Execute else import_name(step)
                                        for step in Autograde.class_traits()["autograde_preprocessors"].default()]
+
+# Feedback pages (generate_feedback) readable on a phone and offline: a viewport, formulas as MathML, no MathJax
+# from a CDN (autograder/frontends/nbgrader_feedback.py). release_feedback releases every page a student can
+# fetch and names those of notebooks placed in submitted/ by hand, which nbgrader's own release stops at
+# (autograder/frontends/nbgrader_release.py).
+c.GenerateFeedback.exporter_class = "autograder.frontends.nbgrader_feedback.FeedbackExporter"
+c.ExchangeFactory.release_feedback = "autograder.frontends.nbgrader_release.ReleaseFeedback"
+# One student's notebook never stops `nbgrader autograde` for the class: a graded cell copied below itself, or
+# nbgrader metadata a student broke or forged, makes that cell the student's own (nbgrader's DeduplicateIds would
+# leave metadata that aborts the whole command), every graded cell that went missing is added back, and a
+# notebook nobody can read is graded as one without the student's cells: 0 points, saying why
+# (autograder/frontends/nbgrader_repair.py). Student Markdown in the feedback pages is cleaned of scripts,
+# handlers, frames, images and javascript: links (autograder/frontends/nbgrader_markdown.py).
+from nbgrader.converters import GenerateFeedback  # noqa: E402
+from nbgrader.preprocessors import DeduplicateIds  # noqa: E402
+
+c.Autograde.sanitize_preprocessors = [
+    "autograder.frontends.nbgrader_repair.RepairGradedCells" if step is DeduplicateIds else import_name(step)
+    for step in Autograde.class_traits()["sanitize_preprocessors"].default()]
+c.Autograde.exporter_class = "autograder.frontends.nbgrader_repair.ReadableNotebooks"
+c.GenerateFeedback.preprocessors = [*map(import_name, GenerateFeedback.class_traits()["preprocessors"].default()),
+                                    "autograder.frontends.nbgrader_markdown.SanitizeStudentMarkdown"]
 
 # On the kernel path, graded cells call the kit's grader (autograder.graded_cell): it grades the whole notebook
 # once, in a separate contained process, on the first graded cell. Give that cell time, and tell the kernels

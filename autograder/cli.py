@@ -44,9 +44,10 @@ def format_help(choices: tuple[str, ...], default: str, **instead: str) -> str:
 
 
 GRADE_EPILOG = """\
-exit status: 0 grading completed (whatever the scores, unless --fail-under); 1 some submission scored
-below --fail-under (the report is still written); 2 the grader could not run (bad arguments, no such
-file, unknown assignment, reference solutions missing)."""
+exit status: 0 grading completed (whatever the scores, unless --fail-under); 1 the report is written, but
+some submission could not be graded (not a notebook or .py file, unreadable, or its assignment unknown:
+stderr names each, and its result says why) or scored below --fail-under; 2 the grader could not run (bad
+arguments, no such file, unknown assignment, reference solutions missing)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -60,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Grade submissions against the reference solutions. With no PATH, grade the bundled\n"
                     "example class and print a class table.",
         epilog=GRADE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    grade_cmd.add_argument("paths", nargs="*", metavar="PATH", help=".ipynb, .py or a directory of them")
+    grade_cmd.add_argument("paths", nargs="*", metavar="PATH", help="a .ipynb notebook, a .py file or a directory of them")
     grade_cmd.add_argument("--assignment", choices=ASSIGNMENT_IDS,
                            help="grade every submission as this assignment (default: from the notebook)")
     grade_formats = ("text", "json", *formats.FORMATS)
@@ -90,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
                            help="exit with status 1 when any submission scores below SCORE points")
     grade_cmd.add_argument("--feedback-dir", metavar="DIR",
                            help="also write an HTML feedback page per submission (DIR/<student>/<assignment>.html) "
-                                "and DIR/index.html")
+                                "and, beside DIR, the instructor's index DIR-index.html")
     grade_cmd.add_argument("--report-dir", metavar="DIR",
                            help="also write the class report (DIR/index.html with plots; needs matplotlib)")
     grade_cmd.add_argument("--step-summary", action="store_true",

@@ -100,8 +100,15 @@ def report_command(args) -> int:
 
 def write_html(results, feedback_dir: str | None, report_dir: str | None, seed: int | None,
                sources: list[str] | None = None) -> int:
-    """The feedback pages and the class report, when asked for; 2 when a folder cannot be written."""
+    """The feedback pages and the class report, when asked for; 2 when a folder cannot be written, or when the
+    class report (every score, the seed) would be written inside the feedback folder handed to students."""
     from autograder.report.feedback_pages import page_links, write_feedback_pages
+    from autograder.report.page_folders import inside
+    if feedback_dir and report_dir and inside(Path(report_dir), Path(feedback_dir)):
+        print(f"autograder: error: --report-dir {report_dir} is inside the feedback folder {feedback_dir}: the class "
+              "report shows every student's score and the seed, so write it outside the folder handed to students",
+              file=sys.stderr)
+        return 2
     try:
         if feedback_dir:
             write_feedback_pages(results, Path(feedback_dir), seed)
@@ -186,20 +193,23 @@ def grade_command(args) -> int:
         return 2
     if args.step_summary:
         platform_outputs.append_step_summary(shown, args.fail_under)
+    for submission, why in graded.unreadable:  # each has its result above; exit 1 says to look at them
+        print(f"autograder: error: {line(submission)} could not be graded: {line(why)}", file=sys.stderr)
     below = [r for r in results if args.fail_under is not None and r.score < args.fail_under]
     if below:
         print(f"autograder: {len(below)} submission{'s' if len(below) != 1 else ''} scored below --fail-under "
               f"{number(args.fail_under)}: " + ", ".join(f"{line(r.submission)} ({number(r.score)})" for r in below),
               file=sys.stderr)
-        return 1
-    return 0
+    return 1 if below or graded.unreadable else 0
 
 
 def where_next(results, feedback_dir: str | None, seed: int) -> str:
     """The line after the class table: where the details are (the feedback pages, or one student's text)."""
     if feedback_dir:
-        return (f"next: open {Path(feedback_dir) / 'index.html'} (every score links to that submission's page; "
-                "hand each student their own folder)\n")
+        from autograder.report.page_folders import index_path
+        index = os.path.relpath(index_path(Path(feedback_dir)))
+        return (f"next: open {index} (for you: every score links to that submission's page; hand each student "
+                f"their own folder of {feedback_dir})\n")
     example = min(results, key=lambda r: (r.score >= r.max_score, r.submission))  # a submission with feedback
     path = line(example.submission)
     if os.path.isabs(path) and not (relative := os.path.relpath(path)).startswith(".."):

@@ -25,7 +25,7 @@ from autograder.judge.static import analyze
 from autograder.judge.evaluate import ExerciseEvidence, evaluate_exercises, unreadable_result
 from autograder.judge.plan import CasePlan
 from autograder.load.cells import SubmissionSource, cell_label, read_submission
-from autograder.load.discover import Found, detect_assignment, student_name
+from autograder.load.discover import Found, detect_assignment, student_name, ungradable
 from autograder.load.program import cells_for_child, program_digest
 from autograder.load.reading import content_for_key
 from autograder.model.course import ADVISORY, Assignment, Case, case_key
@@ -53,6 +53,7 @@ class Graded:
 
     results: list[SubmissionResult]
     seed: int
+    unreadable: list[tuple[str, str]] = field(default_factory=list)  # (submission, why): graded as errors, or unknown
 
 
 @dataclass
@@ -210,7 +211,8 @@ class GradingRun:
             self.store.trim()
         if self.durations is not None:
             self.durations.save()
-        return Graded([self.results[number] for number in range(len(self.submissions))], self.seed)
+        unreadable = [(s.found.shown_as, why) for s in self.submissions if (why := ungradable(s.source, s.assignment))]
+        return Graded([self.results[number] for number in range(len(self.submissions))], self.seed, unreadable)
 
     # ---------------------------------------------------------------- 1. plan
     def plan(self, found: list[Found]) -> None:
@@ -363,11 +365,9 @@ class GradingRun:
 def judge_submission(submission: Submission, record: RunRecord | None,
                      reference: Reference | None) -> SubmissionResult:
     """A submission's result: every exercise's evidence judged against the reference's."""
-    student = student_name(submission.found.path)
-    shown_as = submission.found.shown_as
+    student, shown_as = student_name(submission.found.path), submission.found.shown_as
     if submission.assignment is None:
-        return SubmissionResult(shown_as, student, "unknown", [],
-                                notes=["cannot tell which assignment this is: pass --assignment ID"])
+        return SubmissionResult(shown_as, student, "unknown", [], notes=[ungradable(submission.source, None)])
     assignment = reference.assignment if reference is not None else assignment_by_id(submission.assignment)
     if submission.source.problem or record is None:
         return unreadable_result(shown_as, student, assignment, submission.source.problem or "not graded")

@@ -88,7 +88,7 @@ STUDENTS["ada"] = {
             def grad_fn(upstream):
                 # vector-Jacobian product: row i gets upstream[i] * x_i / |x_i|
                 safe = tf.where(norm > 0, norm, tf.ones_like(norm))
-                return upstream[:, None] * x / safe[:, None]
+                return upstream[:, None] * (x / safe[:, None])
 
             return norm, grad_fn
         """,
@@ -441,7 +441,7 @@ STUDENTS["chiara"] = {
             norm = tf.squeeze(m, axis=1) * tf.norm(x / m, axis=1)
 
             def grad_fn(upstream):
-                return tf.expand_dims(upstream, 1) * x / tf.expand_dims(norm, 1)
+                return tf.expand_dims(upstream, 1) * (x / tf.expand_dims(norm, 1))
 
             return norm, grad_fn
         """,
@@ -666,7 +666,7 @@ STUDENTS["esra"] = {
             norm = tf.reshape(big, [-1]) * tf.linalg.norm(unit_scale, axis=1)
 
             def grad_fn(dy):
-                return tf.math.divide_no_nan(tf.reshape(dy, [-1, 1]) * x, tf.reshape(norm, [-1, 1]))
+                return tf.reshape(dy, [-1, 1]) * tf.math.divide_no_nan(x, tf.reshape(norm, [-1, 1]))
 
             return norm, grad_fn
         """,
@@ -1056,7 +1056,7 @@ STUDENTS["hiro"] = {
             m = tf.reduce_max(tf.abs(x), 1)
             m = tf.where(m == 0, tf.ones_like(m), m)
             n = m * tf.norm(x / m[:, None], axis=1)
-            return n, lambda dy: dy[:, None] * x / tf.where(n == 0, tf.ones_like(n), n)[:, None]
+            return n, lambda dy: dy[:, None] * (x / tf.where(n == 0, tf.ones_like(n), n)[:, None])
         """,
     },
     "jacobians": {

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT
+from helpers import ROOT, checkout_entries
 
 # A check of the static reading that crashes raises instead of leaving its evidence out, here and in every
 # grader the tests start (they inherit this environment): a test expecting no finding cannot pass on a crash.
@@ -30,3 +30,33 @@ def pytest_collection_modifyitems(items: list) -> None:
     rank = {name: number for number, name in enumerate(LONGEST_FIRST)}
     order = {id(item): number for number, item in enumerate(items)}
     items.sort(key=lambda item: (rank.get(Path(str(item.fspath)).name, len(rank)), order[id(item)]))
+
+
+# --------------------------------------------------------------------------- nothing written into the checkout
+
+def pytest_sessionstart(session) -> None:
+    if not hasattr(session.config, "workerinput"):  # the controller (or a run without xdist): once per run
+        session.config.stash[CHECKOUT_BEFORE] = checkout_entries(ROOT)
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:
+    """A test that writes into the checkout (a seed, a gradebook, an exchange, a build folder) fails the run: an
+    instructor who then uses the clone as the course would inherit what the tests made."""
+    before = session.config.stash.get(CHECKOUT_BEFORE, None)
+    if hasattr(session.config, "workerinput") or before is None:
+        return
+    after = checkout_entries(ROOT) or set()
+    left = sorted(after - before)
+    if left:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        message = ("the tests left these in the checkout (git status --ignored; write to tmp_path instead): "
+                   + ", ".join(left))
+        if reporter is not None:
+            reporter.ensure_newline()
+            reporter.write_line(f"ERROR: {message}", red=True, bold=True)
+        session.config.stash[CHECKOUT_LEFT] = left
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+CHECKOUT_BEFORE = pytest.StashKey[object]()
+CHECKOUT_LEFT = pytest.StashKey[list]()

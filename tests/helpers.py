@@ -4,16 +4,21 @@ Test modules import these from here (never from each other, nor from conftest.py
 """
 from __future__ import annotations
 
+import http.cookiejar
+import functools
 import json
 import math
 import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.request
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
@@ -29,6 +34,32 @@ ASSIGNMENT_IDS = ("custom_gradients", "higher_order", "jacobians", "implicit")
 BIN = Path(sys.executable).parent
 
 
+# --------------------------------------------------------------------------- time limits on a shared machine
+
+SLOWNESS_VARIABLE = "AUTOGRADER_TEST_SLOWNESS"  # forces the factor below (e.g. 4 on a machine known to be busy)
+
+
+def machine_slowness() -> float:
+    """How many times slower than on a quiet machine work runs here now (at least 1): the larger of the load
+    average per core (runnable processes sharing each core) and the measured wall time per CPU second of a short
+    busy loop of this process. A test whose grader must finish honest work within a wall-clock limit multiplies
+    that limit by this, so that load makes the test slower, never red."""
+    forced = os.environ.get(SLOWNESS_VARIABLE)
+    if forced:
+        return max(1.0, float(forced))
+    load = os.getloadavg()[0] / (os.cpu_count() or 1)
+    wall, cpu = time.perf_counter(), time.process_time()
+    while time.process_time() - cpu < 0.05:
+        pass
+    measured = (time.perf_counter() - wall) / max(time.process_time() - cpu, 1e-6)
+    return max(1.0, load, measured)
+
+
+def under_load(seconds: float, slowness: float | None = None) -> int:
+    """``seconds`` on a quiet machine, scaled by ``machine_slowness()`` (whole seconds: they appear in messages)."""
+    return math.ceil(seconds * (machine_slowness() if slowness is None else slowness))
+
+
 def quiet_env(**extra: str) -> dict[str, str]:
     """The environment for a subprocess: TensorFlow silent, the venv's tools on PATH (nbgrader calls alembic)."""
     env = quiet_environment()
@@ -42,10 +73,11 @@ def run_autograder(*args: str, cwd: Path = ROOT, timeout: float = 900) -> subpro
                           capture_output=True, text=True, timeout=timeout)
 
 
-def grade_json(*args: str, cwd: Path = ROOT, timeout: float = 900) -> list[dict]:
-    """Run `autograder grade ... --format json` for real and parse what it printed."""
+def grade_json(*args: str, cwd: Path = ROOT, timeout: float = 900, exit_code: int = 0) -> list[dict]:
+    """Run `autograder grade ... --format json` for real and parse what it printed (``exit_code``: 1 where some
+    submission cannot be graded, which still gets its result)."""
     done = run_autograder("grade", *args, "--format", "json", cwd=cwd, timeout=timeout)
-    assert done.returncode == 0, f"autograder failed ({done.returncode}):\n{done.stderr[-3000:]}"
+    assert done.returncode == exit_code, f"autograder exited {done.returncode}:\n{done.stderr[-3000:]}"
     return json.loads(done.stdout)
 
 
@@ -85,7 +117,7 @@ def check_gradescope(data: dict) -> None:
     assert isinstance(data, dict)
     assert isinstance(data["score"], (int, float)) and not isinstance(data["score"], bool)
     assert math.isfinite(data["score"]) and data["score"] >= 0
-    assert isinstance(data["execution_time"], int) and data["execution_time"] >= 0
+    assert "execution_time" not in data  # optional; a submission's time is its code's choice (round four)
     assert isinstance(data["output"], str) and data["output"]
     for key in ("output_format", "test_output_format", "test_name_format"):
         assert data[key] in formats.OUTPUT_FORMATS
@@ -284,6 +316,73 @@ def layout(browser: "Browser", page: Path, width: int) -> dict:
     """``LAYOUT`` measured on ``page`` opened in a phone's viewport ``width`` pixels wide."""
     browser.open(page, width)
     return browser.evaluate(LAYOUT.replace("WIDTH", str(int(width))))
+
+
+# --------------------------------------------------------------------------- axe-core in headless Chromium
+# axe-core (Deque's accessibility engine, the npm package `axe-core`) run in headless Chromium on a page.
+#
+# Why this way: axe-core is a single script, `axe.min.js`; its documented use is to inject it into the page and
+# call `axe.run()`. The kit's tests already drive headless Chromium over the DevTools protocol (``helpers.Browser``:
+# a pipe, no port, no Python dependency), so the script is evaluated there (DevTools' evaluation is not bound by a
+# page's Content-Security-Policy, which forbids every script of the page's own). No Playwright, no Selenium, no
+# Node process at test time: Node's npm only installs the file, outside the checkout (``.ci/run``).
+#
+# Where the file is: $AUTOGRADER_AXE_CORE, else the cache folder that ``.ci/run`` installs into. Without it the
+# checks are skipped with the command that installs it; with AUTOGRADER_AXE_CORE set to a file that is missing,
+# they fail (CI sets it, so a broken install cannot pass as a skip).
+AXE_VARIABLE = "AUTOGRADER_AXE_CORE"
+AXE_VERSION = "4.14.1"  # what .ci/run installs
+AXE_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "autograder-tests" / "axe"
+AXE_INSTALLED = AXE_CACHE / "node_modules" / "axe-core" / "axe.min.js"
+AXE_INSTALL = f"npm install --prefix {AXE_CACHE} --no-audit --no-fund axe-core@{AXE_VERSION}"
+# WCAG 2.0, 2.1 and 2.2, levels A and AA: axe-core's tags for them
+WCAG_22_AA = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa")
+AXE_WIDTHS = (1280, 390)  # a laptop, and a phone (where tables and code scroll in their own boxes)
+
+
+def axe_script() -> str:
+    """axe-core's script, or skip (fail, when AUTOGRADER_AXE_CORE names a file that is not there)."""
+    named = os.environ.get(AXE_VARIABLE)
+    path = Path(named) if named else AXE_INSTALLED
+    if path.is_file():
+        return path.read_text(encoding="utf-8")
+    if named:
+        pytest.fail(f"{AXE_VARIABLE}={named}, and there is no such file: install axe-core ({AXE_INSTALL})",
+                    pytrace=False)
+    pytest.skip(f"axe-core is not installed, so the accessibility checks cannot run: `{AXE_INSTALL}` (.ci/run does "
+                f"it; Node's npm is needed), or set {AXE_VARIABLE} to an axe.min.js")
+
+
+AXE_RUN = """axe.run(document, {runOnly: {type: 'tag', values: TAGS}, resultTypes: ['violations']}).then(r => ({
+  version: axe.version, url: location.href,
+  violations: r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+      nodes: v.nodes.slice(0, 5).map(n => n.target.join(' ') + ': ' + n.failureSummary)}))}))"""
+
+
+def violations(browser, script: str, page: Path | str, width: int) -> list[dict]:
+    """axe-core's WCAG 2.2 AA violations on ``page`` (a file, or an http:// address) in a viewport ``width`` pixels
+    wide (a phone's, below 500)."""
+    browser.call("Emulation.setDeviceMetricsOverride", session=True, width=width, height=900, deviceScaleFactor=1,
+                 mobile=width < 500)
+    url = page if isinstance(page, str) else page.resolve().as_uri()
+    browser.call("Page.navigate", session=True, url=url)
+    browser._wait(lambda m: m.get("method") == "Page.loadEventFired", 120)
+    loaded = browser.call("Runtime.evaluate", session=True, expression=script)
+    assert "exceptionDetails" not in loaded, loaded
+    found = browser.call("Runtime.evaluate", session=True, awaitPromise=True, returnByValue=True,
+                         expression=AXE_RUN.replace("TAGS", json.dumps(list(WCAG_22_AA))))
+    assert "exceptionDetails" not in found, found
+    report = found["result"]["value"]
+    assert report["url"] == url and report["version"], report  # axe ran, on this page
+    return report["violations"]
+
+
+def assert_accessible(browser, script: str, pages: list[Path | str]) -> None:
+    """No page of ``pages`` has a violation at any of ``AXE_WIDTHS``."""
+    assert pages, "no page to check: this would prove nothing"
+    found = {f"{page} at {width} px": v for page in pages for width in AXE_WIDTHS
+             if (v := violations(browser, script, page, width))}
+    assert not found, json.dumps(found, indent=1)[:6000]
 
 
 # --------------------------------------------------------------------------- hostile submissions, graded for real
@@ -745,3 +844,225 @@ def with_cell(notebook: Path, target: Path, code: str, after: str = "setup") -> 
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(data, indent=1), encoding="utf-8")
     return target
+
+
+# --------------------------------------------------------------------------- the checkout stays as cloned
+
+# What Python, pytest and the venv's install leave in a checkout by themselves: not the tests' doing.
+EXPECTED_LITTER = {".pytest_cache", "__pycache__", ".venv"}
+
+
+def checkout_entries(root: Path) -> set[str] | None:
+    """What git sees in ``root`` beside its tracked files (untracked and ignored entries, as `git status --ignored`
+    lists them) but Python's, pytest's and the install's own; None where ``root`` is not a git work tree."""
+    try:
+        done = subprocess.run(["git", "status", "--porcelain=v1", "--ignored", "--untracked-files=normal", "-z"],
+                              cwd=root, capture_output=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0:
+        return None
+    entries = {entry[3:] for entry in done.stdout.decode(errors="replace").split("\0") if entry[:2] in ("??", "!!")}
+    return {entry for entry in entries
+            if not any(part in EXPECTED_LITTER or part.endswith(".egg-info") for part in Path(entry).parts)}
+
+
+WHEEL_SOURCES = ("pyproject.toml", "setup.py", "README.md", "autograder")
+
+
+def build_wheel(folder: Path) -> Path:
+    """The kit's wheel (the students' wheel), built from a copy of what the build reads: building in the checkout
+    itself would leave build/ and an egg-info there (setuptools builds in the source tree)."""
+    source = folder / "source"
+    for name in WHEEL_SOURCES:
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        else:
+            source.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, source / name)
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                           "--disable-pip-version-check", "-w", str(folder), str(source)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    [wheel] = folder.glob("*.whl")
+    return wheel
+
+
+# --------------------------------------------------------------------------- formgrader, as a browser uses it
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Formgrader:
+    """`jupyter server` in the course folder (nbgrader's formgrader in it), and a browser's cookies: what
+    formgrader's pages send. ``options``: more of the server's command line."""
+
+    def __init__(self, course: Path, env: dict[str, str], log: Path, token: str, *options: str):
+        self.base = f"http://127.0.0.1:{free_port()}"
+        self._log = log
+        self.server = subprocess.Popen(
+            [str(BIN / "jupyter"), "server", "--no-browser", "--ip=127.0.0.1", f"--port={self.base.rsplit(':', 1)[1]}",
+             f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={course}", "--allow-root", *options],
+            cwd=course, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True)
+        self.cookies = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.cookies))
+        deadline = time.monotonic() + 300
+        while True:  # the first page, with the token in its URL as `jupyter server` prints it: the login cookie
+            assert self.server.poll() is None, f"jupyter server stopped:\n{log.read_text()[-3000:]}"
+            try:
+                self.first_page = self.opener.open(f"{self.base}/formgrader?token={token}", timeout=120)
+                break
+            except (urllib.error.URLError, ConnectionError):
+                assert time.monotonic() < deadline, f"formgrader did not answer:\n{log.read_text()[-3000:]}"
+                time.sleep(0.5)
+
+    def get(self, path: str):
+        return json.load(self.opener.open(f"{self.base}{path}", timeout=120))
+
+    def page(self, path: str) -> str:
+        return self.opener.open(f"{self.base}{path}", timeout=120).read().decode("utf-8")
+
+    def click(self, path: str) -> dict:
+        """A button: `$.post(url)` with the X-CSRFToken header formgrader's backbone_xsrf.js adds."""
+        xsrf = next(c.value for c in self.cookies if c.name == "_xsrf")
+        request = urllib.request.Request(f"{self.base}{path}", data=b"", method="POST", headers={"X-CSRFToken": xsrf})
+        return json.load(self.opener.open(request, timeout=1800))
+
+    def stop(self) -> None:
+        self.server.terminate()
+        try:
+            self.server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.server.pid, 9)
+            self.server.wait()
+# --------------------------------------------------------------------------- every writer, found by what it takes
+
+@functools.lru_cache(maxsize=None)
+def _writer_functions() -> tuple:
+    """Every public function of the kit that renders a result: it takes a ``SubmissionResult`` (or a list of
+    them), an ``ExerciseResult`` or a ``NotebookGrade``. Found by walking the package and reading signatures,
+    however the modules are named or split (round four: a writer added or moved is held to the same tests)."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import autograder
+
+    found = []
+    for info in pkgutil.walk_packages(autograder.__path__, "autograder."):
+        if info.name.endswith("__main__"):
+            continue
+        try:
+            module = importlib.import_module(info.name)
+        except ImportError:
+            continue
+        for name, function in sorted(vars(module).items()):
+            if name.startswith("_") or not inspect.isfunction(function) or function.__module__ != module.__name__:
+                continue
+            annotations = " ".join(str(p.annotation) for p in inspect.signature(function).parameters.values())
+            if re.search(r"\b(SubmissionResult|ExerciseResult|NotebookGrade)\b", annotations):
+                found.append(function)
+    return tuple(found)
+
+
+def _argument(annotation: str, result: SubmissionResult, folder: Path):
+    """A value for a writer's parameter, from its annotation's text; raises LookupError when there is none."""
+    import datetime
+
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    if re.search(r"(list|Iterable|Sequence)\[SubmissionResult\]", annotation):
+        return [result]
+    if "SubmissionResult" in annotation:
+        return result
+    if "NotebookGrade" in annotation:
+        from autograder.frontends.nbgrader_outputs import NotebookGrade
+        return NotebookGrade(folder / "graded.ipynb", result)
+    if "NotebookNode" in annotation:
+        cells = [new_code_cell(f'grade_exercise("{result.assignment}", "{e.id}")', id=f"cell-{n}",
+                               metadata={"nbgrader": {"grade": True, "grade_id": f"test_{e.id}", "points": 2}})
+                 for n, e in enumerate(result.exercises)]
+        return new_notebook(cells=cells)
+    if "Path" in annotation:
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+    if "datetime" in annotation:
+        return datetime.datetime(2026, 12, 1, tzinfo=datetime.timezone.utc)
+    if "RunnerContext" in annotation:
+        from autograder.report.classroom50 import RunnerContext
+        return RunnerContext.from_environ({})
+    if annotation in ("int", "int | None"):
+        return 1
+    if annotation in ("float", "float | None"):
+        return 1.0
+    raise LookupError(annotation)
+
+
+def _shown(value) -> str:
+    """A writer's return value as its user reads it: text as it is, data as JSON (a notebook too)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (dict, list, tuple)):
+        return json.dumps(value, default=repr)
+    return repr(value)
+
+
+def _made_by_its_module(function, annotation: str, result: SubmissionResult, folder: Path):
+    """A parameter that takes what another writer of the same module makes of the result (Classroom 50's release
+    body takes its result.json's data): that writer's output, or LookupError."""
+    import inspect
+    import sys
+
+    for other in _writer_functions() if annotation == "dict" else ():
+        if other.__module__ == function.__module__ and other is not function \
+                and str(inspect.signature(other).return_annotation) == annotation:
+            parameters = list(inspect.signature(other).parameters.values())
+            return other(*[_argument(str(p.annotation), result, folder) for p in parameters
+                           if p.default is inspect.Parameter.empty])
+    raise LookupError(f"{annotation} for {function.__name__} ({sys.modules[function.__module__].__name__})")
+
+
+def every_rendering(result: SubmissionResult, folder: Path) -> dict[str, list[str]]:
+    """What every writer of the kit makes of ``result``, by writer: each thing it returned (text, or data as
+    JSON), each notebook it filled in, each file it wrote below ``folder`` (emptied first). A writer that takes
+    an ``ExerciseResult`` renders each exercise."""
+    import inspect
+
+    renderings = {}
+    for function in _writer_functions():
+        parameters = [p for p in inspect.signature(function).parameters.values()
+                      if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        label = f"{function.__module__}.{function.__name__}"
+        place = folder / function.__name__
+        shutil.rmtree(place, ignore_errors=True)
+        first = str(parameters[0].annotation)
+        calls = [[e] for e in result.exercises] if "ExerciseResult" in first else [[]]
+        outputs = []
+        try:
+            for call in calls:
+                arguments = list(call)
+                for parameter in parameters[len(call):]:
+                    if parameter.default is not inspect.Parameter.empty:
+                        break
+                    try:
+                        if parameter.name in ("output", "path", "target") and "str" in str(parameter.annotation):
+                            place.mkdir(parents=True, exist_ok=True)  # a file it writes: below ``folder``
+                            arguments.append(str(place / "written"))
+                            continue
+                        arguments.append(_argument(str(parameter.annotation), result, place))
+                    except LookupError:
+                        arguments.append(_made_by_its_module(function, str(parameter.annotation), result, place))
+                outputs.append(_shown(function(*arguments)))
+                # a notebook it was handed is filled in place: what it holds then is shown too
+                outputs += [_shown(a) for a in arguments if type(a).__name__ == "NotebookNode"]
+        except LookupError:
+            continue
+        written = sorted(p for p in place.rglob("*") if p.is_file()) if place.exists() else []
+        renderings[label] = [*outputs, *(f"{p.relative_to(place)}:\n{p.read_bytes().decode('utf-8', 'replace')}"
+                                         for p in written)]
+    return renderings

@@ -65,4 +65,4 @@ def test_after_the_class_table_one_line_says_where_to_look_next():
     assert "autograder grade 'submitted/bram/custom_gradients/my notebook.ipynb' --seed 7" in hint
     assert "--feedback-dir feedback" in hint
     pages = where_next(results, "out/pages", 7)
-    assert pages.startswith("next: open out/pages/index.html") and pages.count("\n") == 1
+    assert pages.startswith("next: open out/pages-index.html") and pages.count("\n") == 1

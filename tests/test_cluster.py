@@ -33,7 +33,8 @@ from autograder.model.outcomes import ErrorInfo, RunRecord, RunStatus, TaskOutco
 from autograder.pipeline import child_run, student_tasks
 from autograder.run import wire
 from autograder.run.handing import CaseBook
-from helpers import BIN, ROOT, assert_same_result, by_file, copy_submissions, exercise, quiet_env, secret_forms
+from helpers import (BIN, ROOT, assert_same_result, by_file, copy_submissions, exercise, quiet_env, secret_forms,
+                     under_load)
 
 GOLDEN = {r["submission"]: r for r in json.loads((ROOT / "tests/fixtures/example_class_seed1.json").read_text())}
 # A small class for the fault tests: two assignments that take a second or two each, so that "halfway" exists.
@@ -247,7 +248,8 @@ def test_over_the_cluster_no_output_holds_the_secret_and_honest_work_gets_its_so
     folder = tmp_path / "submissions"
     copy_submissions(["honest_a.py", "leak_all_hidden_channels.py", "leak_td_loss_memory_oracle.py"], folder,
                      "cluster", seed=SECRET)
-    options = ["--assignment", "custom_gradients", "--seed", str(SECRET), "--case-time-limit", "5", "--format", "json"]
+    options = ["--assignment", "custom_gradients", "--seed", str(SECRET), "--case-time-limit",
+               str(min(under_load(5), 20)), "--format", "json"]  # the oracle's search and honest work finish within it
     done = subprocess.run([sys.executable, "-m", "autograder", "grade", str(folder), *options, "--scheduler", address],
                           cwd=ROOT, env=cluster_env(cache), capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -256,7 +258,8 @@ def test_over_the_cluster_no_output_holds_the_secret_and_honest_work_gets_its_so
              if form in done.stdout or form in done.stderr]
     assert not leaks, leaks
     oracle = exercise(results["leak_td_loss_memory_oracle.py"], "td_loss")
-    assert oracle["feedback"].count("raised LookupError") == 2, oracle["feedback"]
+    # round four: a hidden case shows its kind only; the oracle says "looked everywhere, found nothing" by an error
+    assert oracle["feedback"].count("\n    an error (it raised") == 2, oracle["feedback"]
     alone = subprocess.run([sys.executable, "-m", "autograder", "grade", str(folder / "honest_a.py"), *options],
                            cwd=ROOT, env=cluster_env(cache), capture_output=True, text=True, timeout=600)
     assert alone.returncode == 0, alone.stderr[-3000:]

@@ -60,3 +60,12 @@ def test_matching_a_mistake_model_needs_the_same_shape_and_none_only_matches_non
     assert matches(v([1.0, 2.0]), v([1.0, 2.0]), GRADIENT, 2e-3, 1e-5)
     assert not matches(v([[1.0, 2.0]]), v([1.0, 2.0]), GRADIENT, 2e-3, 1e-5)
     assert matches(v(None), v(None), GRADIENT, 2e-3, 1e-5) and not matches(v(None), v([0.0]), GRADIENT, 2e-3, 1e-5)
+
+
+def test_an_infinite_element_is_close_only_to_the_same_infinity():
+    """inf - x <= rtol * inf holds for every x: without its own rule a mistake model that overflows (safe_norm's
+    upstream * x first) would match a student whose numbers are right where the model's are inf."""
+    assert matches(v([np.inf, -np.inf, 1.0]), v([np.inf, -np.inf, 1.0]), GRADIENT, 2e-3, 1e-5)
+    assert not matches(v([6e8, 0.0]), v([np.inf, 0.0]), GRADIENT, 2e-3, 1e-5)
+    assert not matches(v([-np.inf]), v([np.inf]), GRADIENT, 2e-3, 1e-5)
+    assert not compare(v([1e30]), v([np.inf]), GRADIENT, 2e-3, 1e-5)

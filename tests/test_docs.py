@@ -9,18 +9,45 @@ import re
 import subprocess
 import sys
 
-from helpers import ROOT
+from pathlib import Path
+
+import pytest
+
+from helpers import ROOT, Browser, layout, under_load
+
+PHONE = 390  # CSS pixels: an iPhone 12 to 15's width
 
 
-def test_the_documentation_builds_with_no_warning(tmp_path):
-    built = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
-                           cwd=ROOT, capture_output=True, text=True, timeout=120)
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    folder = tmp_path_factory.mktemp("docs") / "site"
+    built = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(folder)],
+                           cwd=ROOT, capture_output=True, text=True, timeout=under_load(120))
+    return folder, built
+
+
+def built_pages(folder: Path) -> dict[Path, Path]:
+    """docs/<page>.md -> its built page."""
+    pages = {path.relative_to(ROOT / "docs").with_suffix("") for path in (ROOT / "docs").rglob("*.md")}
+    return {page: folder / ("index.html" if page.name == "index" else f"{page}/index.html") for page in pages}
+
+
+def test_the_documentation_builds_with_no_warning(site):
+    folder, built = site
     assert built.returncode == 0, built.stderr
     assert "WARNING" not in built.stderr, built.stderr
-    pages = {path.relative_to(ROOT / "docs").with_suffix("") for path in (ROOT / "docs").rglob("*.md")}
-    for page in pages:
-        built_page = tmp_path / "site" / ("index.html" if page.name == "index" else f"{page}/index.html")
+    for page, built_page in built_pages(folder).items():
         assert built_page.is_file(), f"docs/{page}.md was not built (missing from mkdocs.yml's nav?)"
+
+
+def test_no_page_of_the_documentation_scrolls_sideways_on_a_phone(site):
+    """The Students page's TensorFlow table, the Speed page's tables: each scrolls in its own box (docs/css)."""
+    folder, built = site
+    assert built.returncode == 0, built.stderr
+    with Browser() as browser:
+        for page, built_page in sorted(built_pages(folder).items()):
+            measured = layout(browser, built_page, PHONE)
+            assert measured["scrollWidth"] <= PHONE and not measured["wide"], (f"docs/{page}.md", measured)
 
 
 def test_every_relative_link_of_the_readme_exists():

@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, assert_same_result, exercise, grade_json, run_autograder
+from autograder.model.results import from_contract
+from autograder.report.text import class_table
+from helpers import ROOT, Browser, assert_accessible, assert_same_result, axe_script, exercise, grade_json, run_autograder
 
 pytestmark = pytest.mark.slow
 
@@ -58,6 +60,7 @@ EXPECTED: dict[tuple[str, str], dict[str, tuple[str, set[str]]]] = {
     ("dev", "custom_gradients"): {
         "log1pexp": ("partial", {"ignores-upstream"}),
         "straight_through_round": ("failed", {"no-gradient"}),
+        "safe_norm": ("partial", {"unstable-gradient"}),  # upstream * x before the division: inf and 0 at 1e30, 1e-30
     },
     ("dev", "jacobians"): {
         "batch_jacobian": ("failed", {"full-jacobian"}),
@@ -142,8 +145,16 @@ def key(path: Path) -> tuple[str, str]:
 
 
 @pytest.fixture(scope="module")
-def raw() -> list[dict]:
-    return grade_json("examples", "--seed", "1", cwd=ROOT)
+def graded(tmp_path_factory) -> tuple[list[dict], Path]:
+    """The class graded once, its feedback pages and class report written beside (outside the checkout)."""
+    folder = tmp_path_factory.mktemp("example-class")
+    return grade_json("examples", "--seed", "1", "--feedback-dir", str(folder / "feedback"), "--report-dir",
+                      str(folder / "report"), cwd=ROOT), folder
+
+
+@pytest.fixture(scope="module")
+def raw(graded) -> list[dict]:
+    return graded[0]
 
 
 @pytest.fixture(scope="module")
@@ -230,7 +241,11 @@ def test_default_command_prints_the_class_table(raw):
     cache) instead of grading the class a second time, and prints what it printed then."""
     done = run_autograder("grade", "--seed", "1", "--reuse-results")
     assert done.returncode == 0, done.stderr[-3000:]
-    assert "Class results" in done.stdout
+    assert done.stdout.lstrip().startswith("Class results"), done.stdout[:600]  # the table first, no feedback
+    # what docs/cli.md shows of it, rendered from the golden JSON by scripts/docs_outputs.py, is what a run prints
+    golden = [from_contract(r) for r in json.loads((ROOT / "tests/fixtures/example_class_seed1.json").read_text())]
+    table = [line.rstrip() for line in class_table(golden, 1).splitlines()]
+    assert [line.rstrip() for line in done.stdout.splitlines()[:len(table)]] == table
     for student in STUDENTS:
         assert student in done.stdout, student
     assert f"graded {len(notebooks())} submissions" in done.stdout and len(raw) == len(notebooks()), (
@@ -271,3 +286,15 @@ def test_where_points_at_the_numpy_cut_not_the_intended_stop_gradient(results):
     feedback = exercise(results[("kwame", "custom_gradients")], "td_loss")["feedback"]
     where = next(line for line in feedback.splitlines() if "Where:" in line)
     assert ".numpy()" in where and "stop_gradient" not in where, feedback
+
+
+def test_the_example_classs_pages_pass_axe_core(graded):
+    """Every feedback page of the class, their index and the class report: WCAG 2.2 AA, no violation
+    (test_accessibility.py says how, and checks every element a page can hold)."""
+    script = axe_script()
+    _, folder = graded
+    pages = [folder / "feedback" / "index.html", *sorted((folder / "feedback").glob("*/*.html")),
+             folder / "report" / "index.html"]
+    assert len(pages) == len(notebooks()) + 2
+    with Browser() as browser:
+        assert_accessible(browser, script, pages)

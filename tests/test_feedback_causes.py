@@ -18,7 +18,9 @@ from autograder.model.results import Explanation, ExerciseResult, Status, Where
 OUTPUTS = (Output("value", "the value", check_dtype=True), Output("gradient", "the gradient", gradient=True))
 CODE = "\n".join(f"line {n}" for n in range(1, 41)) + "\n"
 SOURCE = SubmissionSource(Path("s.py"), "python", cells=[Cell(1, CODE, CODE)])
-CASES = [Case("a", "case a", {"x": np.array(1.0)}), Case("b", "case b", {"x": np.array(2.0)})]
+# The first case is public: what the code raises there is its own words on public data (the rules read it);
+# the second is hidden, read by its kind only (autograder/judge/hidden.py).
+CASES = [Case("a", "case a", {"x": np.array(1.0)}, public=True), Case("b", "case b", {"x": np.array(2.0)})]
 
 
 def ok(value, gradient) -> TaskOutcome:
@@ -27,7 +29,7 @@ def ok(value, gradient) -> TaskOutcome:
 
 
 def raised(type_: str, message: str, *functions: str) -> TaskOutcome:
-    frames = tuple(("<cell 1>", 10 + n, name, "") for n, name in enumerate(functions))
+    frames = tuple(("<submission>", 10 + n, name, "") for n, name in enumerate(functions))
     return TaskOutcome("error", error=ErrorInfo(type_, message, frames=frames))
 
 
@@ -115,15 +117,16 @@ def test_a_case_that_raises_on_the_line_of_a_finding_names_its_pitfall():
                    headline="`tf.reduce_sum(...)` (line 12) takes the norm over the fixed axes [1, 2, 3]",
                    fix="on line 12, take one norm per example over every axis but the first")
     at_12 = TaskOutcome("error", error=ErrorInfo("InvalidArgumentError", "Invalid reduction dimension 2",
-                                                 frames=(("<cell 1>", 12, "f", ""),)))
+                                                 frames=(("<submission>", 12, "f", ""),)))
     result = evaluate_exercise(evidence(exercise(), [at_12, RIGHT], axes))
     assert result.pitfalls == ["wrong-norm-axis"] and result.explanations[0].fix == axes.fix
-    # a hidden case's error is named by its type, never quoted (its message is the student's code's words)
+    # raised on the public case: its own words on public data, quoted
     text = result.explanations[0].text
-    assert "the InvalidArgumentError your code raises on that line is its consequence" in text
-    assert "Invalid reduction dimension" not in text
+    assert 'the InvalidArgumentError your code raises ("Invalid reduction dimension 2") on that line' in text
+    # raised on the hidden case only: its type, message and line are its code's choice, and name nothing
+    assert evaluate_exercise(evidence(exercise(), [RIGHT, at_12], axes)).pitfalls == []
     at_13 = TaskOutcome("error", error=ErrorInfo("InvalidArgumentError", "Invalid reduction dimension 2",
-                                                 frames=(("<cell 1>", 13, "f", ""),)))
+                                                 frames=(("<submission>", 13, "f", ""),)))
     assert evaluate_exercise(evidence(exercise(), [at_13, RIGHT], axes)).pitfalls == []
 
 

@@ -11,9 +11,12 @@ import json
 import re
 from collections import Counter
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 
+from autograder.report.page_folders import index_path, student_folder
+from autograder.report.numbers import number
 from helpers import ROOT, Elements, browser_dom, run_autograder
 
 
@@ -51,7 +54,7 @@ def run(tmp_path_factory):
 
 
 def page_of(pages: Path, result: dict) -> Path:
-    return pages / re.sub(r"[^A-Za-z0-9._-]+", "_", result["student"]).strip("._") / f"{result['assignment']}.html"
+    return pages / student_folder(result["student"]) / f"{result['assignment']}.html"
 
 
 def hostile_result(results: list[dict]) -> dict:
@@ -61,14 +64,14 @@ def hostile_result(results: list[dict]) -> dict:
 def test_one_page_per_submission_in_its_students_folder_and_an_index_linking_them(run):
     pages, results = run
     assert len(results) == len(STUDENTS) + 1
-    index = Elements((pages / "index.html").read_text(encoding="utf-8"))
-    links = {a["href"] for a in index.tags("a")}
-    assert links == {str(page_of(pages, r).relative_to(pages)) for r in results}
+    index = Elements(index_path(pages).read_text(encoding="utf-8"))  # beside the folder, not in it
+    links = {unquote(a["href"]) for a in index.tags("a")}
+    assert links == {str(page_of(pages, r).relative_to(pages.parent)) for r in results}
     for result in results:
         assert page_of(pages, result).is_file()
     for result in results:  # every score is in the index
-        assert f"{result['score']:g} / {result['max_score']:g}" in index.text
-    assert sorted(p.name for p in pages.iterdir()) == sorted(["index.html", "script_alert_1", *STUDENTS])
+        assert f"{number(result['score'])} / {number(result['max_score'])}" in index.text  # two decimals
+    assert sorted(p.name for p in pages.iterdir()) == sorted([student_folder(HOSTILE_STUDENT), *STUDENTS])
 
 
 def test_every_line_of_the_feedback_is_on_the_page(run):
@@ -76,7 +79,7 @@ def test_every_line_of_the_feedback_is_on_the_page(run):
     for result in results:
         text = Elements(page_of(pages, result).read_text(encoding="utf-8")).text
         for exercise in result["exercises"]:
-            assert f"{exercise['id']} · {exercise['score']:g} / {exercise['max_score']:g}" in text
+            assert f"{exercise['id']} · {number(exercise['score'])} / {number(exercise['max_score'])}" in text
             for line in exercise["feedback"].splitlines():
                 named = re.match(r"\[([a-z-]+)\] (.*)", line)  # "[id] text": a box headed "Pitfall id", then the text
                 for part in ([f"Pitfall {named.group(1)}", named.group(2)] if named else [line]):
@@ -159,13 +162,13 @@ def test_student_html_is_text_not_markup(run):
     for text in (HOSTILE_STUDENT, "<script>alert(2)</script><img src=x onerror=alert(3)>",
                  "# <script>alert(4)</script>"):
         assert text in page.text
-    index = Elements((pages / "index.html").read_text(encoding="utf-8"))
+    index = Elements(index_path(pages).read_text(encoding="utf-8"))
     assert not index.tags("script") and HOSTILE_STUDENT in index.text
 
 
 def test_pages_are_offline(run):
     pages, results = run
-    for path in [pages / "index.html", *(page_of(pages, r) for r in results)]:
+    for path in [index_path(pages), *(page_of(pages, r) for r in results)]:
         page = Elements(path.read_text(encoding="utf-8"))
         assert not page.tags("script") and not page.tags("link") and not page.tags("img")
         assert any(m.get("http-equiv") == "Content-Security-Policy" for m in page.tags("meta"))

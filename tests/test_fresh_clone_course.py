@@ -17,27 +17,20 @@ runs there with the kit's venv active and the clone's own `autograder` package f
 """
 from __future__ import annotations
 
-import http.cookiejar
 import json
-import os
 import shutil
-import socket
 import subprocess
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
 from nbgrader.api import Gradebook
 
 from autograder.course import assignment_by_id
-from helpers import BIN, ROOT, Browser, quiet_env
+from helpers import ROOT, Browser, Formgrader, quiet_env
 
 pytestmark = pytest.mark.slow
 ASSIGNMENT = "custom_gradients"  # the fastest assignment of the example class
 EXAMPLE_STUDENTS = sorted(p.name for p in (ROOT / "examples" / "submitted").iterdir() if p.is_dir())
-TOKEN = "fresh-clone-test-token"
 
 
 def shell(command: str, cwd: Path, env: dict[str, str], ok: bool = True) -> subprocess.CompletedProcess:
@@ -65,56 +58,10 @@ def clone(tmp_path_factory) -> tuple[Path, dict[str, str]]:
     return course, env
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class Formgrader:
-    """`jupyter server` in the course folder, and a browser's cookies: what formgrader's pages send."""
-
-    def __init__(self, course: Path, env: dict[str, str], log: Path):
-        self.base = f"http://127.0.0.1:{free_port()}"
-        self._log = log
-        self.server = subprocess.Popen(
-            [str(BIN / "jupyter"), "server", "--no-browser", "--ip=127.0.0.1", f"--port={self.base.rsplit(':', 1)[1]}",
-             f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={course}", "--allow-root"],
-            cwd=course, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True)
-        self.cookies = http.cookiejar.CookieJar()
-        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.cookies))
-        deadline = time.monotonic() + 300
-        while True:  # the first page, with the token in its URL as `jupyter server` prints it: the login cookie
-            assert self.server.poll() is None, f"jupyter server stopped:\n{log.read_text()[-3000:]}"
-            try:
-                self.first_page = self.opener.open(f"{self.base}/formgrader?token={TOKEN}", timeout=120)
-                break
-            except (urllib.error.URLError, ConnectionError):
-                assert time.monotonic() < deadline, f"formgrader did not answer:\n{log.read_text()[-3000:]}"
-                time.sleep(0.5)
-
-    def get(self, path: str):
-        return json.load(self.opener.open(f"{self.base}{path}", timeout=120))
-
-    def click(self, path: str) -> dict:
-        """A button: `$.post(url)` with the X-CSRFToken header formgrader's backbone_xsrf.js adds."""
-        xsrf = next(c.value for c in self.cookies if c.name == "_xsrf")
-        request = urllib.request.Request(f"{self.base}{path}", data=b"", method="POST", headers={"X-CSRFToken": xsrf})
-        return json.load(self.opener.open(request, timeout=1800))
-
-    def stop(self) -> None:
-        self.server.terminate()
-        try:
-            self.server.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.server.pid, 9)
-            self.server.wait()
-
-
 @pytest.fixture(scope="module")
 def first_click(clone) -> dict:
     course, env = clone
-    formgrader = Formgrader(course, env, course.parent / "jupyter-server.log")
+    formgrader = Formgrader(course, env, course.parent / "jupyter-server.log", "fresh-clone-test-token")
     try:
         seen = {"page": formgrader.first_page.url,
                 "assignments": formgrader.get("/formgrader/api/assignments"),
@@ -199,7 +146,10 @@ def own_course(clone, readme_run, tmp_path_factory) -> dict:
     student.mkdir()
     init = shell(f"autograder course init {course}", base, env)
     seeded = dict(env, AUTOGRADER_SEED=(clone_root / ".autograder-seed").read_text().strip())  # the clone's cases
-    for line in (f"nbgrader collect {ASSIGNMENT}", f"nbgrader release_assignment {ASSIGNMENT}"):
+    first_steps = [line.split("#")[0].strip() for line in init.stdout.split("once students")[0].splitlines()
+                   if line.strip().startswith("nbgrader ")]  # what it says to type first, word for word
+    assert first_steps == [f"nbgrader release_assignment {ASSIGNMENT}"], init.stdout
+    for line in (f"nbgrader collect {ASSIGNMENT}", *first_steps):
         shell(line, course, seeded)
     exchange = f"--course tf-autodiff --Exchange.root={course / 'exchange'}"
     shell(f"nbgrader fetch_assignment {ASSIGNMENT} {exchange}", student, env)

@@ -15,6 +15,7 @@ from urllib.parse import unquote
 
 import pytest
 
+from autograder.report.numbers import number
 from helpers import ROOT, Browser, Elements, layout, run_autograder
 
 pytestmark = pytest.mark.slow  # one real grading run
@@ -34,7 +35,7 @@ def run(tmp_path_factory) -> Path:
 
 
 def pages(run: Path) -> list[Path]:
-    return [run / "feedback" / "index.html", *sorted((run / "feedback").glob("*/*.html")), run / "report" / "index.html"]
+    return [run / "feedback-index.html", *sorted((run / "feedback").glob("*/*.html")), run / "report" / "index.html"]
 
 
 def test_no_page_scrolls_sideways_on_a_phone_and_wide_content_scrolls_in_its_own_box(run):
@@ -53,11 +54,12 @@ def test_no_page_scrolls_sideways_on_a_phone_and_wide_content_scrolls_in_its_own
     assert shot.stat().st_size > 10_000  # a real picture (look at it: the table scrolls inside its box)
 
 
-def test_every_feedback_page_links_back_to_its_index(run):
+def test_no_feedback_page_links_out_of_itself_and_the_index_is_beside_the_folder(run):
+    """Round four: a student's page links only to its own anchors (the index shows every score and the seed)."""
     for page in sorted((run / "feedback").glob("*/*.html")):
         links = [a["href"] for a in Elements(page.read_text(encoding="utf-8")).tags("a")]
-        assert "../index.html" in links and (page.parent / "../index.html").resolve() == \
-            (run / "feedback" / "index.html").resolve(), page
+        assert links and all(link.startswith("#") for link in links), (page, links)
+    assert sorted(p.name for p in run.iterdir() if p.name.startswith("feedback")) == ["feedback", "feedback-index.html"]
 
 
 def test_the_class_report_links_each_submission_to_its_feedback_page(run):
@@ -70,8 +72,8 @@ def test_the_class_report_links_each_submission_to_its_feedback_page(run):
 def test_a_student_who_skipped_an_assignment_is_out_of_the_same_total_in_the_index_and_the_csv(run):
     rows = {row["student"]: row for row in csv.DictReader(io.StringIO((run / "gradebook.csv").read_text()))}
     assert rows["chiara"]["higher_order"] == ""  # she skipped it
-    index = Elements((run / "feedback" / "index.html").read_text(encoding="utf-8"))
-    for student, row in rows.items():
-        total = f"{row['total']} / {row['max_score']}"
+    index = Elements((run / "feedback-index.html").read_text(encoding="utf-8"))
+    for student, row in rows.items():  # the same total, shown with two decimals (the CSV keeps four)
+        total = f"{number(float(row['total']))} / {number(float(row['max_score']))}"
         assert total in index.text, (student, total)
     assert rows["chiara"]["max_score"] == rows["bram"]["max_score"] == "24"  # two assignments of 12

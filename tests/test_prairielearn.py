@@ -24,7 +24,7 @@ from ansi2html import Ansi2HTMLConverter
 
 from autograder.model.results import ExerciseResult, Status, SubmissionResult
 from autograder.report.prairielearn import RESULTS_LIMIT, not_gradable, prairielearn_results
-from helpers import ASSIGNMENT_IDS, ROOT, hand_made_result, quiet_env, run_autograder
+from helpers import ASSIGNMENT_IDS, ROOT, hand_made_result, quiet_env, run_autograder, under_load
 
 EXAMPLE = ROOT / "examples" / "prairielearn"
 ENTRYPOINT = Path("serverFilesCourse") / "tf_autodiff_autograder" / "entrypoint"
@@ -175,15 +175,42 @@ def grade_folder(tmp_path: Path, upload: Path | None, seed: int | None = SEED, k
     return grade
 
 
-def run_entrypoint(grade: Path, assignment: str = "custom_gradients") -> tuple[dict, subprocess.CompletedProcess]:
+# Runs the entrypoint as the subreaper of everything it starts (as a container's init would be): a process of the
+# run still alive once it exited is then this wrapper's child, however it was started and whatever it is named.
+# The wrapper prints those (and kills them, so that the test machine keeps none).
+LEFT_BEHIND = r"""
+import ctypes, os, signal, subprocess, sys
+ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)
+status = subprocess.call(sys.argv[1:])
+left = []
+for entry in os.listdir("/proc"):
+    if entry.isdigit():
+        try:
+            fields = open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()
+            command = open(f"/proc/{entry}/cmdline", "rb").read().replace(b"\0", b" ").decode(errors="replace")
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == os.getpid():
+            left.append(f"{entry} {command[:200]}")
+            os.kill(int(entry), signal.SIGKILL)
+print("LEFT BEHIND: " + repr(left), file=sys.stderr)
+sys.exit(status)
+"""
+
+
+def run_entrypoint(grade: Path, assignment: str = "custom_gradients",
+                   timeout: int | None = None) -> tuple[dict, subprocess.CompletedProcess]:
     entrypoint = grade / ENTRYPOINT
     entrypoint.chmod(0o755)  # as PrairieLearn does for an entrypoint under /grade
     env = quiet_env(PRAIRIELEARN_GRADE_ROOT=str(grade), AUTOGRADER_ASSIGNMENT=assignment,
-                    AUTOGRADER_CACHE=str(grade.parent / "cache"))
+                    AUTOGRADER_CACHE=str(grade.parent / "cache"),
+                    # info.json's environment; by default the entrypoint's 100 s, scaled by the load
+                    AUTOGRADER_TIMEOUT=str(timeout if timeout is not None else under_load(100)))
     env.pop("PYTHONPATH", None)
-    done = subprocess.run([sys.executable, str(entrypoint)], cwd=grade, env=env, capture_output=True, text=True,
-                          timeout=600)
+    done = subprocess.run([sys.executable, "-c", LEFT_BEHIND, sys.executable, str(entrypoint)], cwd=grade, env=env,
+                          capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
+    assert "LEFT BEHIND: []" in done.stderr, done.stderr[-3000:]  # every process of the run ended with it
     return json.loads((grade / "results" / "results.json").read_text(encoding="utf-8")), done
 
 
@@ -198,7 +225,7 @@ def test_the_entrypoint_grades_the_upload_as_the_cli_does_and_keeps_the_seed_sec
     assert [(t["name"], t["points"], t["max_points"]) for t in data["tests"]] == [
         (e["id"], e["score"], e["max_score"]) for e in cli["exercises"]]
     assert data["score"] == pytest.approx(cli["score"] / cli["max_score"], abs=1e-6) and 0 < data["score"] < 1
-    assert data["tests"][0]["message"].startswith("partial: 1.4286 / 2 points [unstable-gradient")
+    assert data["tests"][0]["message"].startswith("partial: 1.43 / 2 points [unstable-gradient")
     assert data["tests"][0]["output"] == cli["exercises"][0]["feedback"]
     everything = json.dumps(data) + done.stdout + done.stderr
     assert str(SEED) not in everything and not re.search(r"seed\W*\d", json.dumps(data))
@@ -239,3 +266,40 @@ def test_the_readme_steps_are_the_ones_this_test_follows():
         assert step in readme, step
     dockerfile = (EXAMPLE / "Dockerfile").read_text()
     assert "COPY solutions" not in dockerfile and "mistakes" not in dockerfile.split("RUN", 1)[1]
+
+
+# --------------------------------------------------------------------------- round four: always graded, nothing left
+
+SLOW_CELLS = "import time\ntime.sleep(58)\n"  # under the kit's 60 s cell limit; two of them pass any budget here
+
+
+def slow_notebook(tmp_path: Path) -> Path:
+    notebook = json.loads(BRAM.read_text(encoding="utf-8"))
+    at = next(i for i, c in enumerate(notebook["cells"])
+              if c["metadata"].get("nbgrader", {}).get("grade_id") == "log1pexp")
+    for n in range(2):
+        notebook["cells"].insert(at, {"cell_type": "code", "id": f"slow-{n}", "metadata": {}, "execution_count": None,
+                                      "outputs": [], "source": SLOW_CELLS})
+    path = tmp_path / "custom_gradients.ipynb"
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    return path
+
+
+@pytest.mark.slow  # about 100 s: a notebook whose cells sleep past the entrypoint's budget
+def test_a_notebook_slower_than_the_budget_gets_its_time_limits_zero_and_is_graded(tmp_path):
+    """Round four: two cells of 58 s (each under the 60 s cell limit) once ran past the entrypoint's 100 s, which
+    then wrote 'not gradable' (no attempt used, no zero). The kit's limits now fit the entrypoint's budget: the
+    kit's own time limit stops the notebook, and the student gets that limit's zero, graded."""
+    data, done = run_entrypoint(grade_folder(tmp_path, slow_notebook(tmp_path)), timeout=100)
+    check_prairielearn(data)
+    assert data["gradable"] is True, (data, done.stderr[-2000:])
+    assert data["score"] == 0 and "time limit" in json.dumps(data), data
+
+
+@pytest.mark.slow  # starts the grader and kills it mid-run
+def test_every_process_of_the_run_ends_before_the_entrypoint_exits(tmp_path):
+    """With a timeout far too short the entrypoint kills the grader mid-run (its fork server, in a session of its
+    own, and the children, in namespaces of their own, used to outlive it); run_entrypoint's wrapper, subreaper of
+    the whole run, finds none of them alive after the entrypoint exits, and a result is written."""
+    data, done = run_entrypoint(grade_folder(tmp_path, BRAM), timeout=12)
+    check_prairielearn(data)

@@ -23,8 +23,8 @@ import pytest
 from autograder.config import SetupError, Settings
 from autograder.course import assignment_by_id
 from autograder.judge.cases import judge_case
+from autograder.judge.hidden import every_hidden_message
 from autograder.judge.plan import CasePlan
-from autograder.load.cells import Cell, SubmissionSource
 from autograder.load.discover import Found
 from autograder.model.course import ADVISORY, DIAGNOSTIC, Case, case_key
 from autograder.model.outcomes import ErrorInfo, RunRecord, RunStatus, TaskOutcome, Value
@@ -36,7 +36,7 @@ from autograder.run import wire
 from autograder.run.channel import Channel, FrameTooLarge
 from autograder.run.handing import CaseBook, run_order
 from autograder.run.hidden import in_sight, require_out_of_sight
-from helpers import ROOT, secret_forms
+from helpers import ROOT, secret_forms, under_load
 
 SEED = 5_914_706_223_489_113_027
 
@@ -107,20 +107,19 @@ def test_a_diagnostic_case_runs_after_a_graded_failure_and_an_advisory_one_only_
 
 # --------------------------------------------------------------------------- what a hidden case shows
 
-SOURCE = SubmissionSource(Path("s.ipynb"), "notebook", cells=[Cell(3, "x = 1\ny = 2\n", "x = 1\ny = 2\n")])
 
 
 def _verdict_message(outcome: TaskOutcome, public: bool, expected=np.zeros((2, 3))) -> str:
     exercise = assignment_by_id("jacobians").exercise("jacobian")
     case = Case("c", "c", {}, public=public)
     reference = TaskOutcome(RunStatus.OK, {exercise.outputs[0].name: Value(expected, "EagerTensor", "float32")})
-    return judge_case(exercise, case, outcome, reference, SOURCE).message
+    return judge_case(exercise, case, outcome, reference, frozenset()).message
 
 
 @pytest.mark.parametrize("outcome", [
     TaskOutcome(RunStatus.ERROR, error=ErrorInfo("LEAK_918273645Error", "LEAK 918273645", "builtins", False,
                                                  (("<cell 918273645>", 918273645, "f", "918273645"),))),
-    TaskOutcome(RunStatus.ERROR, error=ErrorInfo("ValueError", "918273645", "", False, (("<cell 3>", 2, "f", ""),))),
+    TaskOutcome(RunStatus.ERROR, error=ErrorInfo("ValueError", "918273645", "", False, (("<cell [3]>", 2, "f", ""),))),
     TaskOutcome(RunStatus.ERROR, error=ErrorInfo("ContractError", "got a LEAK918273645 of shape (918273645,)", "",
                                                  True)),
     TaskOutcome(RunStatus.OK, {"jacobian": Value(np.full((9, 1, 8, 2, 7), 918273645.0), "LEAK918273645", "LEAK")}),
@@ -132,11 +131,9 @@ def _verdict_message(outcome: TaskOutcome, public: bool, expected=np.zeros((2, 3
 def test_a_hidden_cases_message_carries_nothing_the_code_chose_its_public_twin_does(outcome):
     hidden = _verdict_message(outcome, public=False)
     assert hidden and "918273645" not in hidden and "LEAK" not in hidden, hidden
-    if outcome.status == RunStatus.ERROR and not outcome.error.contract:
-        expected = "ValueError (cell [3], line 2)" if outcome.error.type == "ValueError" else "of a type of its own"
-        assert expected in hidden
+    assert hidden in every_hidden_message()  # round four: one of the fixed kinds, no type, line or shape
     if outcome.status == RunStatus.OK and outcome.outputs["jacobian"].array.shape != (2, 3):
-        assert "has the wrong shape (expected (2, 3))" in hidden
+        assert hidden.startswith("a wrong shape or dtype")
     assert _verdict_message(outcome, public=True) != hidden  # the public twin shows the rest
 
 
@@ -148,7 +145,7 @@ def test_the_parents_end_never_blocks_on_a_child_that_neither_reads_nor_finishes
     try:
         started = time.monotonic()
         channel.send(b"x" * (8 * 2**20))  # 8 MiB to a child that never reads: queued, not waited for
-        assert channel.pending and time.monotonic() - started < 5
+        assert channel.pending and time.monotonic() - started < under_load(5)  # queued: no wait for the reader
         theirs.sendall((100).to_bytes(4, "big") + b"half a message")
         assert channel.receive(1000) == [] and not channel.at_end  # half a frame: nothing yet, no wait
         theirs.sendall(b"y" * 86 + (3).to_bytes(4, "big") + b"abc")

@@ -13,7 +13,7 @@ from nbclient import NotebookClient
 from autograder.course import all_assignments, assignment_by_id
 from autograder.load.ipython import calls_only_the_grader
 from autograder.frontends.public_answers import compute, load, outcome_from_data, public_cases
-from helpers import ASSIGNMENT_IDS, ROOT, exercise, grade_json, quiet_env
+from helpers import ASSIGNMENT_IDS, ROOT, build_wheel, exercise, grade_json, quiet_env
 
 EXAMPLES = ROOT / "examples" / "submitted"
 
@@ -141,14 +141,9 @@ def test_a_py_export_that_calls_the_graders_cells_is_graded_normally(tmp_path):
 def test_a_built_wheel_carries_the_public_answers(tmp_path):
     """Students install the kit from a wheel (no solutions, no mistake models): the self-check's data must be in
     it (the mistake models' answers on the public cases, not their code)."""
-    import subprocess
-    import sys
     import zipfile
 
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                           "-w", str(tmp_path), str(ROOT)], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    (wheel,) = tmp_path.glob("*.whl")
+    wheel = build_wheel(tmp_path)
     names = zipfile.ZipFile(wheel).namelist()
     for assignment in ASSIGNMENT_IDS:
         assert f"autograder/public_cases/{assignment}.json" in names

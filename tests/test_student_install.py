@@ -31,7 +31,7 @@ import pytest
 from nbclient import NotebookClient
 
 from autograder.frontends.nbgrader_cell import LATER
-from helpers import ASSIGNMENT_IDS, ROOT, quiet_env
+from helpers import ASSIGNMENT_IDS, ROOT, build_wheel, quiet_env
 
 pytestmark = pytest.mark.slow
 
@@ -61,11 +61,7 @@ def student_venv(tmp_path: Path, name: str, without_tensorflow: bool = False) ->
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("wheel")
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                           "-w", str(folder), str(ROOT)], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    (built,) = folder.glob("*.whl")
-    return built
+    return build_wheel(folder)
 
 
 def student_line(venv: Path, wheel: Path) -> None:

@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from autograder.course import assignment_by_id
+from autograder.model.pitfalls import PITFALL_IDS
 from helpers import ASSIGNMENT_IDS, ROOT, by_file, exercise, grade_json
 
 pytestmark = pytest.mark.slow
@@ -85,8 +86,6 @@ def test_every_exercise_has_two_correct_alternatives(assignment):
 
 
 def test_every_pitfall_of_the_catalogue_is_proven_by_a_wrong_submission():
-    from autograder.model.pitfalls import PITFALL_IDS
-
     proven = {pitfall for a in ASSIGNMENT_IDS for name, listed in expectations(a)["files"].items()
               if name.startswith("bad_") for expected in listed.values() for pitfall in parse(expected)[1]}
     assert set(PITFALL_IDS) - proven == set()
@@ -173,3 +172,39 @@ def test_the_four_forms_are_named_by_what_they_do(graded):
     axis = exercise(graded["higher_order"]["bad_gradient_penalty_wrong-norm-axis_last_axis.py"],
                     "gradient_penalty")["feedback"]
     assert "`tf.norm(g, axis=-1)`" in explained(axis, "wrong-norm-axis")[0]
+
+
+# Named mistakes that sit on no single line: the feedback says what to look for, and the lines it may be.
+NO_SINGLE_LINE = {
+    ("bad_safe_norm_wrong-norm-axis.py", "wrong-norm-axis"),  # axis=0 on the scale's line and on the sum's
+}
+
+
+def explanation_blocks(feedback: str) -> dict[str, str]:
+    """Each named pitfall's explanation in a feedback text: its headline to its Fix line."""
+    lines, blocks = feedback.splitlines(), {}
+    for start, line in enumerate(lines):
+        if line.startswith("[") and "] " in line:
+            end = next((n for n in range(start, len(lines)) if lines[n].startswith("  Fix: ")), len(lines))
+            blocks.setdefault(line[1:line.index("]")], "\n".join(lines[start:end + 1]))
+    return blocks
+
+
+@pytest.mark.parametrize("pitfall", sorted(set(PITFALL_IDS) - {"not-implemented"}))
+def test_every_named_pitfall_points_at_its_line(graded, pitfall):
+    """Issue 33: a named mistake that sits on a line shows it ("Where: cell [7], line 4: `code`"), from the static
+    reading or the line a public case raised on; the others say what to look for. Every pitfall the corpus names
+    is checked on every file that names it."""
+    seen = 0
+    for assignment in ASSIGNMENT_IDS:
+        for name, result in graded[assignment].items():
+            for item in result["exercises"]:
+                block = explanation_blocks(item["feedback"]).get(pitfall)
+                if block is None or not name.startswith("bad_"):
+                    continue
+                seen += 1
+                if (name, pitfall) in NO_SINGLE_LINE:
+                    assert "  Look for: " in block and "  Where: " not in block, block
+                else:
+                    assert "  Where: " in block, (name, block)
+    assert seen, f"no file of the corpus names {pitfall} with an explanation"

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from autograder import supported
-from helpers import ROOT
+from helpers import ROOT, build_wheel
 
 FAMILY = re.compile(r"^(tensorflow(-cpu|-gpu|-intel|-macos|-aarch64|-cpu-aws)?|tf-nightly(-cpu|-gpu)?|intel-tensorflow)$")
 
@@ -35,11 +35,7 @@ def normal(name: str) -> str:
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("wheel")
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                           "-w", str(folder), str(ROOT)], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    (built,) = folder.glob("*.whl")
-    return built
+    return build_wheel(folder)
 
 
 @pytest.fixture(scope="module")

@@ -36,7 +36,10 @@ def test_file_names_are_safe_and_unique():
         folder, page = path.split("/")
         assert re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9._-]*", folder) and folder.lower() != "index.html", path
         assert page.startswith("custom_gradients")
-    assert paths[0] == "a_b/custom_gradients.html" and paths[-1] == "a_b/custom_gradients-2.html"
+    # "a_b" is its own folder; "a b" is changed visibly (its digest), the same for both of its submissions
+    assert paths[1] == "a_b/custom_gradients.html"
+    assert re.fullmatch(r"a_b--[0-9a-f]{16}/custom_gradients\.html", paths[0])
+    assert paths[-1] == paths[0].replace(".html", "-2.html")
 
 
 def test_gradescope_junit_and_csv_render_the_same_points_and_feedback():

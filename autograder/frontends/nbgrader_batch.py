@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from autograder.config import SetupError, Settings
+from autograder.frontends.nbgrader_kept import submitted_view
 from autograder.frontends.nbgrader_outputs import NotebookGrade
 from autograder.load.discover import Found
 from autograder.model.outcomes import RunRecord
@@ -96,11 +97,12 @@ def _key(path: Path, settings: Settings) -> tuple:
 
 
 def _shown(path: Path, root: Path) -> str:
-    """The notebook's path as the CLI would show it, run from the course's folder."""
+    """The notebook's path as the CLI would show it, run from the course's folder (a copy of what nbgrader keeps:
+    from its ``submitted`` folder on, ``nbgrader_kept``)."""
     try:
         return str(path.relative_to(root))
     except ValueError:
-        return str(path)
+        return submitted_view(path)
 
 
 _grader: ContainedGrader | None = None

@@ -55,6 +55,9 @@ def prepare_course(config) -> None:
 
     coursedir = CourseDirectory(config=config)
     root = Path(coursedir.root)
+    tools = Path(sys.executable).parent  # nbgrader runs `alembic` from PATH: the venv's, even if not activated
+    if shutil.which("alembic") is None and (tools / "alembic").is_file():
+        os.environ["PATH"] = str(tools) + (os.pathsep + os.environ["PATH"] if "PATH" in os.environ else "")
     try:
         with _locked(root):
             _seed_example_class(root, root / coursedir.submitted_directory)
@@ -234,10 +237,26 @@ def course_command(args) -> int:
     students = sum(1 for p in (target / "submitted").iterdir() if p.is_dir())
     who = f"the example class ({students} students)" if args.example_class else "no student yet"
     print(f"wrote an nbgrader course in {target}: {', '.join(written)}; submitted/ holds {who}.\n"
-          f"next (with the kit's venv active):\n"
-          f"  cd {target}\n"
-          f"  nbgrader autograde custom_gradients       # grades submitted/<student>/custom_gradients/\n"
-          f"  nbgrader generate_feedback custom_gradients\n"
-          f"  jupyter server                            # formgrader at /formgrader\n"
-          f"students' work arrives in submitted/<student>/<assignment>/ (copied there, or `nbgrader collect`).")
+          + next_steps(target, args.example_class))
     return 0
+
+
+def next_steps(target: Path, example_class: bool) -> str:
+    """What to type next, each line a command that works on the course as it was just made (a test runs them)."""
+    formgrader = ("  jupyter server                                # formgrader at /formgrader: open the URL it prints "
+                  "(its token logs you in)\n")
+    if example_class:
+        return (f"next (with the kit's venv active):\n  cd {target}\n"
+                "  nbgrader autograde custom_gradients           # grades submitted/<student>/custom_gradients/\n"
+                "  nbgrader generate_feedback custom_gradients   # feedback/<student>/custom_gradients/\n"
+                + formgrader)
+    return (f"next (with the kit's venv active):\n  cd {target}\n"
+            "  nbgrader release_assignment custom_gradients  # into the exchange: students fetch and submit it\n"
+            + formgrader +
+            "once students have submitted (their side: docs/nbgrader.md):\n"
+            "  nbgrader collect custom_gradients             # into submitted/<student>/custom_gradients/\n"
+            "  nbgrader autograde custom_gradients\n"
+            "  nbgrader generate_feedback custom_gradients\n"
+            "  nbgrader release_feedback custom_gradients    # students: nbgrader fetch_feedback custom_gradients\n"
+            "a notebook copied into submitted/<student>/custom_gradients/ by hand grades too (its feedback is handed "
+            "over, not released).")

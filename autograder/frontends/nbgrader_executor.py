@@ -2,11 +2,12 @@
 
 The course's ``nbgrader_config.py`` puts ``ContainedExecute`` first in ``Autograde.autograde_preprocessors``
 where nbgrader has ``Execute``; the rest of nbgrader's pipeline (``LimitOutput``, ``SaveAutoGrades``, late
-penalties) runs unchanged on the notebook it returns. For each notebook nbgrader autogrades, the submitted
-file (``submitted/<student>/<assignment>/<notebook>.ipynb``, the file ``autograder grade`` reads) is graded
-by the kit's pipeline in a contained child forked from the process's one fork server, with the course's
-seed (``AUTOGRADER_SEED``, which ``nbgrader_config.py`` keeps in ``.autograder-seed``) and solutions; then
-``nbgrader_outputs.fill_notebook`` writes each cell's outputs and each graded cell's feedback and score.
+penalties) runs unchanged on the notebook it returns. For each notebook nbgrader autogrades, the notebook
+nbgrader hands over (the submitted one after nbgrader's sanitizing: locked and read-only cells restored,
+``nbgrader_kept``) is graded by the kit's pipeline in a contained child forked from the process's one fork
+server, with the course's seed (``AUTOGRADER_SEED``, which ``nbgrader_config.py`` keeps in
+``.autograder-seed``) and solutions; then ``nbgrader_outputs.fill_notebook`` writes each cell's outputs and
+each graded cell's feedback and score. What formgrader shows is what earned the points.
 
 Why not a kernel: a kernel per notebook costs seconds (its own ``import tensorflow``, then the graded cells'
 grader process), and the graded cells would run in the student's own process, after the student's cells,
@@ -28,6 +29,7 @@ from traitlets import Integer
 from autograder.config import Settings, variable
 from autograder.frontends.nbgrader_batch import grader
 from autograder.frontends.nbgrader_cell import GradingUnavailable, find_solutions
+from autograder.frontends.nbgrader_kept import kept_copy, sanitized_copy
 from autograder.frontends.nbgrader_outputs import NotebookGrade, fill_notebook
 
 
@@ -40,14 +42,15 @@ class ContainedExecute(NbGraderPreprocessor):
         info = resources["nbgrader"]
         converter = getattr(self.parent, "parent", None)  # the exporter's parent: nbgrader's Autograde converter
         coursedir = getattr(converter, "coursedir", None) or CourseDirectory(parent=self)
-        notebook = _submitted(coursedir, info["student"], info["assignment"], info["notebook"])
+        notebook = kept_copy(nb, info["student"], info["assignment"], info["notebook"])  # what nbgrader keeps
         try:
             settings = self.settings(coursedir, info["assignment"])
         except GradingUnavailable as reason:
             fill_notebook(nb, NotebookGrade(notebook, problem=str(reason)))
             return nb, resources
         batch = _batch(converter, coursedir, info["assignment"], info["notebook"])
-        self.log.info("Grading %s in the kit's contained executor", notebook)
+        self.log.info("Grading %s/%s (as nbgrader keeps it) in the kit's contained executor", info["student"],
+                      info["notebook"])
         grade = grader().grade(notebook, batch, settings, Path(coursedir.root))
         if grade.problem:
             self.log.error("%s: %s", notebook, grade.problem)
@@ -69,8 +72,9 @@ def _submitted(coursedir: CourseDirectory, student: str, assignment: str, notebo
 
 
 def _batch(converter, coursedir: CourseDirectory, assignment: str, notebook: str) -> list[Path]:
-    """The submitted notebooks of this assignment that this ``nbgrader autograde`` will grade next: those it
-    found (``converter.assignments``) and will not skip (an autograded copy exists and no ``--force``)."""
+    """The notebooks of this assignment that this ``nbgrader autograde`` will grade next, as nbgrader will keep
+    them (``nbgrader_kept.sanitized_copy``): those it found (``converter.assignments``) and will not skip (an
+    autograded copy exists and no ``--force``)."""
     found = getattr(converter, "assignments", None)
     if not isinstance(found, dict):
         return []
@@ -84,6 +88,8 @@ def _batch(converter, coursedir: CourseDirectory, assignment: str, notebook: str
         if match is None or match["student"] in excluded:
             continue
         done = Path(coursedir.format_path(coursedir.autograded_directory, match["student"], assignment))
-        if force or not (done / f"{notebook}.ipynb").exists():
-            batch.append(_submitted(coursedir, match["student"], assignment, notebook))
-    return [path for path in batch if path.is_file()]
+        submitted = _submitted(coursedir, match["student"], assignment, notebook)
+        if (force or not (done / f"{notebook}.ipynb").exists()) and submitted.is_file():
+            batch.append(sanitized_copy(converter, coursedir.db_url, submitted, match["student"], assignment,
+                                        notebook))
+    return [path for path in batch if path is not None]

@@ -5,8 +5,8 @@ from dataclasses import dataclass
 from enum import Enum
 
 from autograder.judge.compare import compare
-from autograder.judge.hidden import hidden_message
-from autograder.load.cells import SubmissionSource
+from autograder.judge.hidden import hidden_message, kind_of
+from autograder.judge.messages import headline
 from autograder.model.course import Case, Exercise
 from autograder.model.outcomes import ErrorInfo, RunStatus, TaskOutcome
 
@@ -43,29 +43,10 @@ class CaseVerdict:
 
 
 def describe_error(error: ErrorInfo) -> str:
-    """'ValueError (cell 3, line 2): the first line of its message' (no colon when there is no message)."""
+    """'ValueError (cell [3], line 2): what went wrong' (``messages.headline``; no colon without a message)."""
     where = f" ({error.where})" if error.where else ""
-    message = headline(error)[:300]
+    message = headline(error)
     return f"{error.type}{where}: {message}" if message else f"{error.type}{where}"
-
-
-def headline(error: ErrorInfo) -> str:
-    """The line of an error's message that says what went wrong.
-
-    An error raised while TensorFlow traces a ``tf.function`` starts with "in user code:" and the traced
-    frames; what went wrong is its last line (``ValueError: ...``). Writing past the output limit (the
-    child's file-size limit) surfaces as "File too large": it is said as the limit it is.
-    """
-    lines = [line.strip() for line in error.message.strip().splitlines() if line.strip()]
-    if not lines:
-        return ""
-    if error.type == "OSError" and "File too large" in error.message:
-        return "the output limit was reached (64 MiB of printed output and written files): print less"
-    if lines[0].startswith("in user code:") and len(lines) > 1:
-        last = lines[-1]
-        return last.split(": ", 1)[1] if last.split(": ", 1)[0].endswith(("Error", "Exception")) and ": " in last \
-            else last
-    return lines[0]
 
 
 def _raised_while_tracing(error: ErrorInfo) -> bool:
@@ -75,12 +56,15 @@ def _raised_while_tracing(error: ErrorInfo) -> bool:
 
 
 def judge_case(exercise: Exercise, case: Case, student: TaskOutcome | None, reference: TaskOutcome | None,
-               source: SubmissionSource | None = None) -> CaseVerdict:
-    """The verdict; a hidden case's message is the grader's words only (``judge.hidden``), with the line of the
-    student's code in ``source`` where an error came from."""
+               public_kinds: frozenset[str] | None = None) -> CaseVerdict:
+    """The verdict; a failed hidden case's message is one of the contract's fixed kinds (``judge.hidden``), and,
+    for a graded one when ``public_kinds`` (the kinds the exercise's public cases failed with) is known, whether
+    a public case fails the same way."""
     verdict = _verdict(exercise, case, student, reference)
-    if not case.public:
-        verdict.message = hidden_message(exercise, verdict, student, reference, source)
+    if not case.public and not verdict.passed:
+        kind = kind_of(verdict, student)
+        twin = None if public_kinds is None or not case.graded else kind in public_kinds
+        verdict.message = hidden_message(kind, twin)
     return verdict
 
 

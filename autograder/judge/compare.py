@@ -80,7 +80,9 @@ def _compare_values(got: np.ndarray, want: np.ndarray, what: str, rtol: float, a
                     reveal: bool = True) -> Comparison:
     with np.errstate(invalid="ignore", over="ignore"):
         difference = np.abs(got - want)
-        close = (difference <= atol + rtol * np.abs(want)) | (got == want) | (np.isnan(got) & np.isnan(want))
+        # an infinite element is close only to itself: inf - x <= rtol * inf would hold for every x
+        close = ((difference <= atol + rtol * np.abs(want)) & np.isfinite(want)) | (got == want) \
+            | (np.isnan(got) & np.isnan(want))
     if np.all(close):
         return Comparison(True)
     bad = ~close

@@ -14,9 +14,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from autograder.judge.cases import STOPPED, CaseVerdict, Verdict, headline
+from autograder.judge.cases import STOPPED, CaseVerdict, Verdict
 from autograder.judge.compare import compare, matches
+from autograder.judge.frames import frame_place
 from autograder.judge.hidden import known_type
+from autograder.judge.messages import headline, trimmed
+from autograder.judge.pfor import pfor_unsupported
 from autograder.judge.static.findings import Finding
 from autograder.judge.signals import (fails_only_for_tensors, has_non_finite_output, has_none_gradient,
                                       has_zero_gradient, informative, matches_mistake, only_expected_stop_gradients,
@@ -24,13 +27,16 @@ from autograder.judge.signals import (fails_only_for_tensors, has_non_finite_out
 from autograder.judge.where import where_of
 from autograder.model.course import Case, Exercise
 from autograder.model.outcomes import ErrorInfo, RunStatus, TaskOutcome
-from autograder.model.pitfalls import describe
+from autograder.model.pitfalls import Look, describe
 from autograder.model.results import Explanation, Where
 
 if TYPE_CHECKING:
     from autograder.judge.evaluate import ExerciseEvidence
 
-_PFOR_ERROR = re.compile(r"pfor|vectoriz", re.IGNORECASE)
+# What TensorFlow says when `tape.watch` is given a Keras 3 variable (not a tf.Variable): "Passed in object
+# <Variable path=dense/kernel, ...> of type 'Variable', not tf.Tensor or tf.Variable or ExtensionType." (older:
+# "... should be tf.Tensor or tf.Variable")
+_KERAS_WATCH_ERROR = re.compile(r"Passed in object.*(should be|not) tf\.Tensor or tf\.Variable", re.DOTALL)
 _PERSISTENT_ERROR = re.compile(r"non-persistent|persistent=True", re.IGNORECASE)
 _RANK_ERROR = re.compile(r"rank >= 2|must be rank 2|must be at least rank|have rank 2|Expected rank 2", re.IGNORECASE)
 # What TensorFlow and Python say when an operation meets a None where a tensor should be (a gradient that
@@ -48,6 +54,7 @@ class Diagnosis:
     def __post_init__(self):
         self.found: dict[str, Explanation] = {}
         self.through: set[str] = set()  # exercises whose mistake a matching mistake model reproduces (causes)
+        self.looks: dict[str, Look] = {}  # pitfall -> the look of the mistake model that named it
         self.findings = list(getattr(self.evidence.static, "findings", ()))
         self._positions = {case.id: n for n, case in enumerate(self.evidence.cases)}
 
@@ -59,6 +66,8 @@ class Diagnosis:
         if pitfall in self.found:
             return
         default = describe(pitfall)
+        if at is None and where is None:
+            at = self.finding(pitfall)  # the static reading saw it: its line, and its words for it
         if at is not None:
             where = self.where(at)
             if at.headline:
@@ -107,7 +116,7 @@ class Diagnosis:
         public = any(v.case.public and self.student(v) is not None and self.student(v).error is error
                      for v in self.verdicts)
         if public:
-            return f'the {error.type} your code raises ("{headline(error)[:160]}")'
+            return f'the {error.type} your code raises ("{trimmed(headline(error), 160)}")'
         return f"the {known_type(error) or 'exception'} your code raises"
 
 
@@ -132,16 +141,16 @@ def errors_with_a_cause(d: Diagnosis) -> None:
               and d.student(v) is not None and d.student(v).error]
     if any(_PERSISTENT_ERROR.search(e.message) for e in errors):
         d.name("non-persistent-tape", where=d.located("non-persistent-tape"))
+    public = [d.student(v).error for v in d.failing if v.kind == Verdict.ERROR and v.case.public
+              and d.student(v) is not None and d.student(v).error]
+    if any(_KERAS_WATCH_ERROR.search(e.message) for e in public):  # a public case's message: the student sees it
+        d.name("watched-keras-variable")
     rank = next((e for e in errors if _RANK_ERROR.search(e.message)), None)
     if rank is not None and d.located("summed-gradient"):  # a vector where a matrix must be: a summed Hessian
         d.name("summed-gradient", where=d.located("summed-gradient"),
                text=(f"{describe('summed-gradient').what}; {d.raises(rank)} is its consequence: a vector reached "
                      "an operation that needs a matrix"))
-    pfor_failures = [v for v in d.failing if v.case.has("pfor")]
-    if pfor_failures and all(v.kind == Verdict.ERROR for v in pfor_failures) and any(
-            _PFOR_ERROR.search(d.student(v).error.message) for v in pfor_failures if d.student(v).error) \
-            and all(v.case.has("pfor") for v in d.failing):
-        d.name("pfor-unsupported")
+    pfor_unsupported(d)
 
 
 # Pitfalls whose finding names a line that, when a case raises right there, is the cause (`tf.reduce_sum(...,
@@ -164,11 +173,8 @@ def raised_where_the_code_shows_a_pitfall(d: Diagnosis) -> None:
 
 
 def _same_place(d: Diagnosis, frame: tuple, finding: Finding) -> bool:
-    """Whether a traceback frame ("<cell 7>", line) is the finding's place (cell, line)."""
-    file, line = frame[0], frame[1]
-    cell = file.strip("<>").split()[-1] if file.startswith("<cell ") else None
-    same_cell = d.evidence.source.kind != "notebook" or (cell is not None and cell == str(finding.cell))
-    return same_cell and line == finding.line
+    """Whether a traceback frame ("<cell [7]>", line) is the finding's place (cell, line)."""
+    return frame_place(frame, d.evidence.source) == (finding.cell, finding.line)
 
 
 def out_of_reach_at_scale(d: Diagnosis) -> None:
@@ -207,14 +213,20 @@ def matches_a_mistake_model(d: Diagnosis) -> None:
                                                        and only_expected_stop_gradients(d)):
             d.name(alike.pitfall, at=alike)
             continue
+        if mistake.look is not None and mistake.pitfall not in d.found:
+            d.looks[mistake.pitfall] = mistake.look
         d.name(mistake.pitfall, text=mistake.explanation, fix=mistake.fix, at=seen)
 
 
 def matched(d: Diagnosis, k: int) -> bool:
-    """Whether mistake model ``k`` explains every case the student got wrong, and tells one of them apart."""
+    """Whether mistake model ``k`` explains every case the student got wrong, and tells one of them apart; and
+    on no case the student got right does it give other numbers than the student's (a squeezed Jacobian is the
+    summed gradient where f has one output, and right where the summed gradient is wrong)."""
     covered = [v for v in d.wrong if d.evidence.mistakes[k][d.index(v)] is not None]
     return bool(covered) and all(matches_mistake(d, d.index(v), k) for v in covered) \
-        and any(informative(d, d.index(v), k) for v in covered)
+        and any(informative(d, d.index(v), k) for v in covered) \
+        and not any(informative(d, d.index(v), k) and not matches_mistake(d, d.index(v), k)
+                    for v in d.verdicts if v.passed)
 
 
 def wrong_where_only_one_value_is_right(d: Diagnosis) -> None:
@@ -235,6 +247,9 @@ def gradients_in_another_order(d: Diagnosis) -> None:
     gradient outputs are the reference's in another order."""
     if d.found or not d.wrong or not all(_permuted(d, v) for v in d.wrong):
         return
+    d.looks["wrong-value"] = Look((r"sorted\(|reversed\(|\[::-1\]|\.reverse\(",), "this changes the order of the "
+                                  "variables", look_for="the list of variables you differentiate with respect to: it "
+                                  "must be the one you were given, in its order")
     d.name("wrong-value",
            text="each of your gradients is right, but your list is not in the order of the variables it belongs to: "
                 "element k must be the gradient with respect to variable k of the list you were given",

@@ -13,6 +13,8 @@ from typing import Mapping
 from autograder.judge.cases import CaseVerdict, Verdict, describe_error, judge_case
 from autograder.judge.causes import failing_callee, not_implemented_callee
 from autograder.judge.diagnose import run_rules
+from autograder.judge.hidden import blinded, kind_of
+from autograder.judge.pointing import pointed
 from autograder.load.cells import SubmissionSource
 from autograder.model.course import ADVISORY, DIAGNOSTIC, Assignment, Case, Exercise
 from autograder.model.outcomes import ErrorInfo, TaskOutcome
@@ -22,6 +24,9 @@ from autograder.model.results import Advice, CaseReport, ExerciseResult, Status,
 # @tf.custom_gradient where the exercise is about writing one, or a method output wrong (Output.method: the
 # model run once per example where the exercise asks for one run on the whole batch).
 METHOD_CAP = 0.5
+# Why the points are capped, as the line that shows them says it (by the pitfall that caps them)
+CAP_REASONS = {"no-custom-gradient": "no `@tf.custom_gradient`", "per-example-loop": "the model runs once per example",
+               "": "right numbers by another method than the exercise's"}
 MAX_CASE_MESSAGES = 2
 
 
@@ -72,8 +77,10 @@ def evaluate_exercise(evidence: ExerciseEvidence) -> ExerciseResult:
         return ExerciseResult(exercise.id, 0.0, exercise.points, Status.ERROR, [],
                               f"`{exercise.id}` is {evidence.defined}; define it with "
                               f"`def {exercise.id}({', '.join(exercise.params)}):`", cases_total=total)
-    every = [judge_case(exercise, case, student, reference, evidence.source)
-             for case, student, reference in zip(evidence.cases, evidence.student, evidence.reference)]
+    every = _judged(evidence)
+    # From here on, a hidden case's outcome is read blinded: its kind and numbers, never its error's words.
+    evidence = replace(evidence, student=[blinded(case, outcome)
+                                          for case, outcome in zip(evidence.cases, evidence.student)])
     verdicts = [v for v in every if v.case.graded]  # only these earn (or cost) points
     total_weight = sum(v.case.weight for v in verdicts)
     method = {output.name for output in exercise.outputs if output.method}
@@ -87,17 +94,21 @@ def evaluate_exercise(evidence: ExerciseEvidence) -> ExerciseResult:
     failed = not all(v.passed for v in verdicts)
     judged = [v for v in every if v.case.graded or (v.case.kind == DIAGNOSTIC and failed)]
     diagnosis = run_rules(evidence, judged)
-    explanations = list(diagnosis.found.values())
+    explanations = pointed(diagnosis)
     cause = failing_callee(evidence, judged, diagnosis.through, explanations)
     if cause is not None:  # another of the student's exercises fails, and this one with it: say that one
         explanations = cause.explanations
     pitfalls = [e.pitfall for e in explanations]
-    if "no-custom-gradient" in pitfalls or method_missed:
-        score = min(score, exercise.points * METHOD_CAP)
-    status = _status(verdicts, score, exercise.points)
+    cap = ""
+    if ("no-custom-gradient" in pitfalls or method_missed) and score > exercise.points * METHOD_CAP:
+        score = exercise.points * METHOD_CAP
+        reason = next((CAP_REASONS[p] for p in pitfalls if p in CAP_REASONS), CAP_REASONS[""])
+        cap = f"capped at half: {reason}"
+    kinds = _status_kinds(verdicts, evidence)
+    status = _status(verdicts, kinds, score, exercise.points)
     passed = sum(v.passed for v in verdicts)
     result = ExerciseResult(exercise.id, round(score, 4), exercise.points, status, cases_passed=passed,
-                            cases_total=len(verdicts))
+                            cases_total=len(verdicts), cap=cap)
     if status == Status.NOT_IMPLEMENTED:
         result.pitfalls = ["not-implemented"]
         result.summary = (f"`{exercise.id}` still raises NotImplementedError: replace `raise NotImplementedError()` "
@@ -107,7 +118,7 @@ def evaluate_exercise(evidence: ExerciseEvidence) -> ExerciseResult:
             result.summary = (f"`{exercise.id}` calls your `{stub}`, which still raises NotImplementedError: "
                               f"implement `{stub}` first.")
         return result
-    if status != Status.PASSED and not pitfalls and any(v.kind == Verdict.WRONG for v in verdicts):
+    if status != Status.PASSED and not pitfalls and Verdict.WRONG in kinds:
         pitfalls = ["wrong-value"]
     result.pitfalls = pitfalls
     result.explanations = explanations
@@ -116,9 +127,12 @@ def evaluate_exercise(evidence: ExerciseEvidence) -> ExerciseResult:
     if cause is not None and cause.note:
         result.notes.append(cause.note)
     if method_missed:
-        result.summary += (" Where only the method is wrong the numbers are right, and those cases keep their "
-                           f"points, capped at half of the exercise's ({exercise.points * METHOD_CAP:g} of "
-                           f"{exercise.points:g}).")
+        by_method = sum(1 for v in verdicts if not v.passed and v.kind == Verdict.WRONG and v.failed_outputs
+                        and set(v.failed_outputs) <= method)
+        result.summary = (f"{passed} of {len(verdicts)} cases passed; {by_method} more "
+                          f"{'have' if by_method != 1 else 'has'} the right numbers by another method than the one "
+                          "the exercise asks for: those keep their points, and the exercise is capped at half of "
+                          f"its points ({exercise.points * METHOD_CAP:g} of {exercise.points:g}).")
     if evidence.defined != list(exercise.params):
         result.notes.append(f"`{exercise.id}` takes ({', '.join(evidence.defined)}) but the exercise asks for "
                             f"`{exercise.id}({', '.join(exercise.params)})`.")
@@ -130,12 +144,47 @@ def evaluate_exercise(evidence: ExerciseEvidence) -> ExerciseResult:
     return result
 
 
-def _status(verdicts: list[CaseVerdict], score: float, points: float) -> Status:
+def _judged(evidence: ExerciseEvidence) -> list[CaseVerdict]:
+    """Every case's verdict: the public ones first, so that a failed hidden graded case can say whether one of
+    them fails the same way (their outcomes exist before any hidden case does: ``run.handing``)."""
+    exercise, triples = evidence.exercise, list(zip(evidence.cases, evidence.student, evidence.reference))
+    public = {case.id: judge_case(exercise, case, student, reference)
+              for case, student, reference in triples if case.public}
+    kinds = frozenset(kind_of(verdict, student) for (case, student, _) in triples
+                      for verdict in [public.get(case.id)] if verdict is not None and not verdict.passed)
+    return [public[case.id] if case.public else judge_case(exercise, case, student, reference, kinds)
+            for case, student, reference in triples]
+
+
+# What a failed hidden case counts as for the exercise's status: its kind (judge.hidden), never how its code failed.
+_KIND_VERDICT = {"values": Verdict.WRONG, "shape": Verdict.WRONG, "none": Verdict.WRONG, "error": Verdict.ERROR,
+                 "memory": Verdict.MEMORY, "timeout": Verdict.TIMEOUT, "not-run": Verdict.NOT_RUN}
+
+
+def _status_kinds(verdicts: list[CaseVerdict], evidence: ExerciseEvidence) -> set[Verdict]:
+    """The failed graded cases' verdicts as the status reads them: a public case's own; a hidden case's from its
+    kind, an error counting as the stub's when every public case raises NotImplementedError (the stub)."""
+    public = [v.kind for v in verdicts if v.case.public]
+    stub = bool(public) and all(kind == Verdict.NOT_IMPLEMENTED for kind in public)
+    position = {case.id: n for n, case in enumerate(evidence.cases)}
+    kinds = set()
+    for verdict in verdicts:
+        if verdict.passed:
+            continue
+        if verdict.case.public:
+            kinds.add(verdict.kind)
+            continue
+        student = evidence.student[position[verdict.case.id]]
+        kind = _KIND_VERDICT[kind_of(verdict, student)]
+        kinds.add(Verdict.NOT_IMPLEMENTED if stub and kind == Verdict.ERROR else kind)
+    return kinds
+
+
+def _status(verdicts: list[CaseVerdict], kinds: set[Verdict], score: float, points: float) -> Status:
     if all(v.passed for v in verdicts):
         return Status.PASSED if score >= points - 1e-9 else Status.PARTIAL
     if any(v.passed for v in verdicts) or score > 0:
         return Status.PARTIAL
-    kinds = {v.kind for v in verdicts}
     if kinds <= {Verdict.NOT_IMPLEMENTED, Verdict.NOT_RUN} and Verdict.NOT_IMPLEMENTED in kinds:
         return Status.NOT_IMPLEMENTED
     if kinds <= {Verdict.TIMEOUT, Verdict.NOT_RUN}:
@@ -146,9 +195,10 @@ def _status(verdicts: list[CaseVerdict], score: float, points: float) -> Status:
 
 
 def _cases_shown(verdicts: list[CaseVerdict]) -> tuple[list[CaseReport], int]:
-    """The first failing cases (a 'not run' only when nothing else is shown), and how many more failed."""
+    """The first failing cases, public ones first (a hidden case's message points at the public one above it
+    that fails the same way), a 'not run' only when nothing else is shown; and how many more failed."""
     shown: list[CaseReport] = []
-    for verdict in verdicts:
+    for verdict in sorted(verdicts, key=lambda v: not v.case.public):
         if verdict.passed or len(shown) >= MAX_CASE_MESSAGES:
             continue
         if verdict.kind == Verdict.NOT_RUN and shown:

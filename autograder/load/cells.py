@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.load.ipython import calls_only_the_grader, neutralise_ipython
-from autograder.load.reading import (MAX_CELL_CHARS, MAX_CODE_CHARS, TooLarge, parse_notebook, read_bytes, refusal,
-                                     shown, unreadable_code)
+from autograder.load.reading import (MAX_CELL_CHARS, MAX_CODE_CHARS, TooLarge, not_a_submission, parse_notebook,
+                                     read_bytes, refusal, shown, unreadable_code)
 
 # Read-only cells of our own notebooks that only test, never define: the
 # grader replaces them, so running a stale copy would only cost time.
@@ -82,11 +82,15 @@ class SubmissionSource:
 
 
 def read_submission(path: Path) -> SubmissionSource:
-    """Read a ``.ipynb`` or ``.py`` file; never raises for bad content (see ``load.reading``)."""
+    """Read a ``.ipynb`` or ``.py`` file; never raises for bad content (see ``load.reading``). Any other name is
+    not a submission (the contract: a notebook or a ``.py`` file) and is refused by its name, unread."""
     path = Path(path)
     if path.suffix == ".ipynb":
         return _read_notebook(path)
-    return _read_python(path)
+    if path.suffix == ".py":
+        return _read_python(path)
+    return SubmissionSource(path, "notebook" if ".ipynb" in path.name.lower() else "python",
+                            problem=not_a_submission(path))
 
 
 def _read_python(path: Path) -> SubmissionSource:
@@ -132,10 +136,12 @@ def _read_notebook(path: Path) -> SubmissionSource:
     except UnicodeDecodeError:
         return SubmissionSource(path, "notebook", problem=f"{name} is not a notebook: it is not UTF-8 text")
     except json.JSONDecodeError as error:
-        return SubmissionSource(
-            path, "notebook",
-            problem=f"notebook is not valid JSON: line {error.lineno}, column {error.colno}: {error.msg}",
-        )
+        invalid = f"notebook is not valid JSON: line {error.lineno}, column {error.colno}: {error.msg}"
+        if not data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):  # not even meant as JSON
+            return SubmissionSource(path, "notebook", problem=f"{name} is not a notebook: a notebook is JSON text "
+                                                              f"and this file is not ({invalid})")
+        return SubmissionSource(path, "notebook", problem=f"{invalid} (in {name}: the file was cut short or edited "
+                                                          "by hand; open it in Jupyter, save it and submit it again)")
     except TooLarge as error:
         return SubmissionSource(path, "notebook", problem=f"{name}: {error}")
     except (RecursionError, MemoryError, ValueError):

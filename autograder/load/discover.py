@@ -7,7 +7,7 @@ from pathlib import Path
 
 from autograder.course import ASSIGNMENT_IDS, all_assignments
 from autograder.load.cells import SubmissionSource, defined_functions
-from autograder.load.reading import shown
+from autograder.load.reading import renamed_download, shown
 
 SUFFIXES = (".ipynb", ".py")
 IGNORED_PARTS = {".ipynb_checkpoints", "__pycache__", ".git", ".venv", "node_modules"}
@@ -35,7 +35,10 @@ def find_submissions(paths: list[str]) -> tuple[list[Found], list[str]]:
             root = path / "submitted" if (path / "submitted").is_dir() else path
             for candidate in sorted(root.rglob("*")):
                 relative = candidate.relative_to(path)
-                if (candidate.suffix in SUFFIXES and (candidate.is_symlink() or candidate.is_file())
+                # A renamed download (higher_order.ipynb.txt) is listed too: it gets its result, which says
+                # how to rename it, instead of vanishing from the class.
+                if ((candidate.suffix in SUFFIXES or renamed_download(candidate))
+                        and (candidate.is_symlink() or candidate.is_file())
                         and not any(part in IGNORED_PARTS or part.startswith(".")
                                     for part in candidate.relative_to(root).parts)):
                     found.append(Found(candidate, shown(str(Path(given) / relative))))
@@ -48,7 +51,7 @@ def find_submissions(paths: list[str]) -> tuple[list[Found], list[str]]:
 
 def student_name(path: Path) -> str:
     """nbgrader's submitted/<student>/<assignment>/ layout, else the file name without suffix."""
-    return layout_student(path) or shown(path.stem)
+    return layout_student(path) or shown(Path(renamed_download(path) or path.name).stem)
 
 
 def layout_student(path: Path) -> str | None:
@@ -80,6 +83,12 @@ def detect_assignment(path: Path, source: SubmissionSource) -> str | None:
         if assignment_id in path.stem:
             return assignment_id
     return None
+
+
+def ungradable(source: SubmissionSource, assignment: str | None) -> str | None:
+    """Why nothing in a submission can be graded (its file cannot be read, or its assignment is unknown), or None."""
+    unknown = None if assignment else "cannot tell which assignment this is: pass --assignment ID"
+    return "; ".join(filter(None, (source.problem, unknown))) or None
 
 
 def in_shard(found: list[Found], k: int, n: int) -> list[Found]:

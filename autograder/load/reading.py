@@ -76,6 +76,32 @@ def read_bytes(path: Path) -> bytes | str:
         os.close(handle)
 
 
+# What a browser or a mail client adds to a downloaded notebook or script ("higher_order.ipynb.txt").
+RENAMED_SUFFIXES = (".txt", ".json")
+
+
+def renamed_download(path: Path) -> str | None:
+    """The name a renamed download had (``higher_order.ipynb`` for ``higher_order.ipynb.txt``), else None."""
+    path = Path(path)
+    inner = Path(path.stem)
+    if path.suffix.lower() in RENAMED_SUFFIXES and inner.suffix.lower() in (".ipynb", ".py") and inner.stem:
+        return inner.stem + inner.suffix.lower()
+    return None
+
+
+def not_a_submission(path: Path) -> str:
+    """Why a file with another suffix is not read. A renamed download is refused too, with the rename that fixes
+    it: reading it by its content would grade files that nbgrader, the platforms and the student's Jupyter never
+    see as a notebook, and a `.txt` that happens to hold Python would silently become a submission."""
+    name = shown(Path(path).name)
+    if original := renamed_download(path):
+        return (f"{name} is not a submission under that name: it looks like {original} saved with an extra "
+                f"{shown(Path(path).suffix)} (a browser's download does that): rename it to {original} and grade "
+                "it again")
+    return (f"{name} is not a submission: the grader reads a .ipynb notebook or a .py file (in Jupyter: File > "
+            "Save, or File > Download as .py)")
+
+
 def parse_notebook(text: str):
     """The notebook's JSON without any cell's outputs or attachments; raises TooLarge past MAX_CELLS cells,
     ValueError (JSONDecodeError) for broken JSON, RecursionError or MemoryError for JSON nested too deep."""

@@ -105,6 +105,22 @@ class Output:
 
 
 @dataclass(frozen=True)
+class Look:
+    """Where a mistake sits in the student's code, so that its feedback can point at the line.
+
+    ``lines``, in order of preference: a regular expression searched line by line in the exercise's function,
+    then in the functions it calls (comments and docstrings left out), or a place by its role: "@def" (the
+    function's `def` line), "@return" (its last `return`), "@value" (the line that computes the value it returns;
+    in a custom gradient, the forward value), "@grad_fn" (what a custom gradient's grad_fn returns).
+    ``says``: what that line does wrong, one clause. ``look_for``: what to look for where no line is found.
+    """
+
+    lines: tuple[str, ...] = ()
+    says: str = ""
+    look_for: str = ""
+
+
+@dataclass(frozen=True)
 class Mistake:
     """A known-wrong implementation: when a student's numbers match it, its pitfall is named."""
 
@@ -117,6 +133,7 @@ class Mistake:
     # The exercise whose mistake this model reproduces inside this one (critic_gradients calls the student's own
     # gradient_penalty): when the student's version of that exercise fails too, it is the cause.
     through: str | None = None
+    look: Look | None = None  # where this mistake sits in the code (None: where its pitfall usually does)
 
 
 @dataclass(frozen=True)

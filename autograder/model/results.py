@@ -55,6 +55,7 @@ class Explanation:
     text: str  # what happened, specific to this submission (a sentence without its final period)
     fix: str
     where: Where | None = None
+    look_for: str = ""  # where no line can be named: what to look for in the code (a clause)
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,7 @@ class ExerciseResult:
     advice: list[Advice] = field(default_factory=list)  # advisory cases that failed: hints, no points
     cases_passed: int = 0
     cases_total: int = 0
+    cap: str = ""  # why the points are capped below what the cases earned ("capped at half: ..."), or ""
     text: str | None = None  # the feedback as text only: read from the contract's JSON, whose structure is gone
 
     def __post_init__(self):
@@ -132,10 +134,11 @@ def _exercise_data(e: ExerciseResult) -> dict[str, Any]:
         "id": e.id, "score": e.score, "max_score": e.max_score, "status": e.status.value,
         "pitfalls": list(e.pitfalls), "summary": e.summary, "notes": list(e.notes),
         "explanations": [{"pitfall": x.pitfall, "text": x.text, "fix": x.fix,
-                          "where": None if x.where is None else _where_data(x.where)} for x in e.explanations],
+                          "where": None if x.where is None else _where_data(x.where), "look_for": x.look_for}
+                         for x in e.explanations],
         "cases": [{"case_id": c.case_id, "description": c.description, "public": c.public, "message": c.message}
                   for c in e.cases],
-        "more_failing": e.more_failing, "cases_passed": e.cases_passed, "cases_total": e.cases_total,
+        "more_failing": e.more_failing, "cases_passed": e.cases_passed, "cases_total": e.cases_total, "cap": e.cap,
         "advice": [{"case_id": a.case_id, "description": a.description, "text": a.text, "happened": a.happened}
                    for a in e.advice],
         "text": e.text,
@@ -163,11 +166,13 @@ def _exercise_from_data(e: dict) -> ExerciseResult:
         id=str(e["id"]), score=float(e["score"]), max_score=float(e["max_score"]), status=Status(e["status"]),
         pitfalls=[str(p) for p in e["pitfalls"]], summary=str(e["summary"]), notes=[str(n) for n in e["notes"]],
         explanations=[Explanation(str(x["pitfall"]), str(x["text"]), str(x["fix"]),
-                                  None if x["where"] is None else _where_from_data(x["where"]))
+                                  None if x["where"] is None else _where_from_data(x["where"]),
+                                  str(x.get("look_for", "")))
                       for x in e["explanations"]],
         cases=[CaseReport(str(c["case_id"]), str(c["description"]), bool(c["public"]), str(c["message"]))
                for c in e["cases"]],
         more_failing=int(e["more_failing"]), cases_passed=int(e["cases_passed"]), cases_total=int(e["cases_total"]),
+        cap=str(e.get("cap", "")),
         advice=[Advice(str(a["case_id"]), str(a["description"]), str(a["text"]), str(a["happened"]))
                 for a in e["advice"]],
         text=None if e["text"] is None else str(e["text"]))

@@ -208,7 +208,7 @@ def plot_scores(scores: AssignmentScores, path: Path) -> tuple[dict, str]:
     axes.set_title(plot_label(title))
     alt = (f"Histogram of the total scores in {scores.assignment} for {scores.n} submission"
            f"{'s' if scores.n != 1 else ''}, out of {number(scores.max_score)}: median "
-           f"{number(round(statistics.median(scores.scores), 4))}, lowest {number(min(scores.scores))}, "
+           f"{number(statistics.median(scores.scores))}, lowest {number(min(scores.scores))}, "
            f"highest {number(max(scores.scores))}. Submissions per score range: "
            + ", ".join(f"{label}: {count}" for label, count in zip(_bin_labels(scores.edges), scores.counts))
            + ". The table below gives the same numbers.")
@@ -283,7 +283,7 @@ def _table(caption: str, head: list[str], rows: list[list[str]], numeric: set[in
         (f'<th scope="row">{cell}</th>' if i == 0 else f'<td{" class=num" if i in numeric else ""}>{cell}</td>')
         for i, cell in enumerate(row)) + "</tr>" for row in rows)
     return scroll_box(f'<table{css}><caption>{esc(caption)}</caption><thead><tr>{th}</tr></thead>'
-                      f'<tbody>{body}</tbody></table>')
+                      f'<tbody>{body}</tbody></table>', caption)
 
 
 def write_class_report(results: list[SubmissionResult], folder: Path, sources: list[str] | None = None,
@@ -307,8 +307,8 @@ def write_class_report(results: list[SubmissionResult], folder: Path, sources: l
 
     body.append(_table("Scores per assignment", ["assignment", "submissions", "mean", "median", "lowest", "highest",
                                                  "out of"],
-                       [[f"<code>{esc(a.assignment)}</code>", str(a.n), number(round(statistics.mean(a.scores), 4)),
-                         number(round(statistics.median(a.scores), 4)), number(min(a.scores)),
+                       [[f"<code>{esc(a.assignment)}</code>", str(a.n), number(statistics.mean(a.scores)),
+                         number(statistics.median(a.scores)), number(min(a.scores)),
                          number(max(a.scores)), number(a.max_score)] for a in stats.assignments],
                        numeric={1, 2, 3, 4, 5, 6}))
 
@@ -346,7 +346,7 @@ def write_class_report(results: list[SubmissionResult], folder: Path, sources: l
     body.append(_figure_html("pass-rate.png", alt, "Share of submissions that passed each exercise (full marks)."))
     status_rows = [[f"<code>{esc(r.exercise)}</code>", f"<code>{esc(r.assignment)}</code>", str(r.n),
                     *(str(r.statuses[s]) for s in STATUSES), f"{100 * r.pass_rate:.0f}%",
-                    f"{number(round(r.mean_score, 4))} / {number(r.max_score)}"] for r in stats.exercises]
+                    f"{number(r.mean_score)} / {number(r.max_score)}"] for r in stats.exercises]
     body.append(_table("Status per exercise", ["exercise", "assignment", "submissions", *STATUSES, "pass rate",
                                                "mean score"], status_rows,
                        numeric=set(range(2, 4 + len(STATUSES))), css=' class="pass-rate"'))

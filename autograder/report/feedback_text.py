@@ -6,6 +6,13 @@ text as given (``ExerciseResult.text``) and is shown as it is.
 from __future__ import annotations
 
 from autograder.model.results import Advice, CaseReport, Explanation, ExerciseResult, Status, Where
+from autograder.report.numbers import number
+
+
+def points_text(exercise: ExerciseResult) -> str:
+    """'1 / 2' and, when the points are capped, why: '1 / 2 (capped at half: no `@tf.custom_gradient`)'."""
+    shown = f"{number(exercise.score)} / {number(exercise.max_score)}"
+    return f"{shown} ({exercise.cap})" if exercise.cap else shown
 
 
 def feedback_text(exercise: ExerciseResult) -> str:
@@ -40,6 +47,8 @@ def explanation_lines(explanation: Explanation) -> list[str]:
     lines = [f"[{explanation.pitfall}] {sentence(explanation.text)}"]
     if explanation.where is not None:
         lines.append(f"  Where: {where_text(explanation.where)}")
+    elif explanation.look_for:
+        lines.append(f"  Look for: {explanation.look_for}")
     lines.append(f"  Fix: {explanation.fix}.")
     return lines
 
@@ -60,6 +69,27 @@ def case_title(case: CaseReport) -> str:
             else f"Hidden case {case.description} (its values are not shown)")
 
 
+FOLD_AFTER = 12  # lines of a case's message shown before the rest folds
+
+
+def folded(message: str, keep: int = FOLD_AFTER) -> tuple[list[str], list[str]]:
+    """A case's message as (shown, folded) lines: all of it when it is short; else its first output's block (a
+    line at the margin and the lines indented under it: its table) and, of the other outputs, what follows."""
+    lines = message.split("\n")  # "\n" only: what else splitlines() splits at is the message's text
+    if len(lines) <= keep:
+        return lines, []
+    end = next((n for n in range(1, len(lines)) if not lines[n].startswith(" ")), len(lines))
+    end = min(end, keep)
+    return lines[:end], lines[end:]
+
+
+def case_lines(case: CaseReport) -> list[str]:
+    """A case's message for text: past its first output's table, only each other output's first line."""
+    shown, rest = folded(case.message)
+    heads = [line for line in rest if not line.startswith(" ")]
+    hidden = len(rest) - len(heads)
+    return shown + heads + ([f"({hidden} more lines of tables folded)"] if hidden else [])
+
+
 def case_text(case: CaseReport) -> str:
-    message = case.message.replace("\n", "\n    ")
-    return f"{case_title(case)}:\n    {message}"
+    return f"{case_title(case)}:\n    " + "\n    ".join(case_lines(case))

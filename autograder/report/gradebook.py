@@ -8,7 +8,7 @@ from typing import Iterable
 
 from autograder.course import ASSIGNMENT_IDS
 from autograder.model.results import SubmissionResult
-from autograder.report.numbers import number
+from autograder.report.numbers import exact
 from autograder.report.safe_text import spreadsheet
 
 @dataclass
@@ -78,11 +78,11 @@ def to_csv(results: Iterable[SubmissionResult], seed: int | None = None) -> str:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns, restval="", lineterminator="\n")
     writer.writerow({column: spreadsheet(column) for column in columns})
-    max_score = number(book.max_score)
+    max_score = exact(book.max_score)
     for row in book.rows:
         cells = {"student": spreadsheet(row.label)}
         for assignment, result in row.results.items():
-            cells.update({f"{assignment}:{exercise.id}": number(exercise.score) for exercise in result.exercises})
-            cells[assignment] = number(result.score)
-        writer.writerow({**cells, "total": number(row.total), "max_score": max_score})
+            cells.update({f"{assignment}:{exercise.id}": exact(exercise.score) for exercise in result.exercises})
+            cells[assignment] = exact(result.score)
+        writer.writerow({**cells, "total": exact(row.total), "max_score": max_score})
     return buffer.getvalue()

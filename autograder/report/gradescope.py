@@ -10,11 +10,10 @@ gradescope/autograder_samples, docs/specs.md.
 from __future__ import annotations
 
 import json
-import math
 from typing import Iterable
 
 from autograder.model.results import SubmissionResult
-from autograder.report.markdown import exercise_body, inline
+from autograder.report.markdown import exercise_body, inline, points_markdown
 from autograder.report.numbers import number, points
 from autograder.report.safe_text import line
 
@@ -23,8 +22,8 @@ VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 OUTPUT_FORMATS = ("text", "html", "simple_format", "md", "ansi")
 
 
-def gradescope_results(result: SubmissionResult, seed: int | None = None, seconds: float | None = None,
-                       visibility: str = "visible", preamble: Iterable[str] = ()) -> dict:
+def gradescope_results(result: SubmissionResult, seed: int | None = None, visibility: str = "visible",
+                       preamble: Iterable[str] = ()) -> dict:
     """Gradescope's results.json for one submission.
 
     Students read it: it never shows the seed (``seed`` is accepted and left out; run_autograder's own
@@ -32,11 +31,11 @@ def gradescope_results(result: SubmissionResult, seed: int | None = None, second
     blocks). The top-level ``score`` is the submission's total (as the contract's JSON); each test's
     ``score`` is that exercise's points rounded to 4 decimals, so the tests add up to the total up to that
     rounding (at most 0.0001 per exercise). ``status`` is "passed" for full marks and "failed" otherwise
-    (partial credit included: the points say how much).
+    (partial credit included: the points say how much). No ``execution_time`` (Gradescope's is optional): how
+    long a submission ran is its code's to choose, hidden cases included, so students are not shown it.
     """
     if visibility not in VISIBILITIES:
         raise ValueError(f"visibility must be one of {', '.join(VISIBILITIES)}, not {visibility!r}")
-    seconds = result.seconds if seconds is None else seconds
     output = [*(inline(row) for row in preamble),
               f"**{inline(result.assignment)}: {number(result.score)} / {number(result.max_score)}**",
               *(f"**Note:** {inline(note)}" for note in result.notes)]
@@ -57,7 +56,6 @@ def gradescope_results(result: SubmissionResult, seed: int | None = None, second
     } for index, exercise in enumerate(result.exercises, start=1)]
     return {
         "score": result.score,
-        "execution_time": max(0, math.ceil(seconds)),
         "output": "\n\n".join(output),
         "output_format": "md",
         "test_output_format": "md",
@@ -71,7 +69,7 @@ def gradescope_results(result: SubmissionResult, seed: int | None = None, second
 
 
 def _test_output(exercise) -> str:
-    head = f"**{inline(exercise.status.value)}**: {number(exercise.score)} / {number(exercise.max_score)} points"
+    head = f"**{inline(exercise.status.value)}**: {points_markdown(exercise)} points"
     if exercise.pitfalls:
         head += "  \nPitfalls: " + ", ".join(f"`{line(p)}`" for p in exercise.pitfalls)
     body = exercise_body(exercise, level=3)

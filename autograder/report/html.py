@@ -44,14 +44,15 @@ img { max-width: 100%; height: auto; }
 .plot { display: flex; flex-wrap: wrap; gap: 0 1.5rem; align-items: flex-start; }
 .plot figure { flex: 0 1 640px; } .plot > * { min-width: 0; max-width: 100%; }
 .scroll { overflow-x: auto; max-width: 100%; }  /* a table scrolls in its own box: the page never scrolls sideways */
+.scroll:focus-visible, pre:focus-visible { outline: 3px solid #3b6ea8; outline-offset: 2px; }
 .scroll table { margin: .4rem 0; }
-nav.back { font-size: .95rem; margin-bottom: .4rem; }
 """
 
 
-def scroll_box(content: str) -> str:
-    """A table (or anything wide) in a box of its own that scrolls sideways on a narrow screen."""
-    return f'<div class="scroll">{content}</div>'
+def scroll_box(content: str, label: str) -> str:
+    """A table (or anything wide) in a box of its own that scrolls sideways on a narrow screen: a labelled region
+    that takes the keyboard's focus, so that it can be scrolled without a mouse (WCAG 2.1.1)."""
+    return f'<div class="scroll" role="region" aria-label="{esc(label)}" tabindex="0">{content}</div>'
 
 
 def esc(value: object) -> str:
@@ -59,12 +60,20 @@ def esc(value: object) -> str:
     return html.escape(text(value), quote=True)
 
 
-def page(title: str, body: str, lang: str = "en") -> str:
-    """A complete offline HTML document: inline CSS, and a policy that allows nothing else."""
+def code_box(text: str, label: str, css: str = "") -> str:
+    """Code or text in a <pre> that scrolls sideways when its lines are long: a labelled region that takes the
+    keyboard's focus (``scroll_box``). ``text`` is HTML already (escape before)."""
+    return f'<pre{css} aria-label="{esc(label)}" role="region" tabindex="0">{text}</pre>'
+
+
+def page(title: str, body: str, lang: str = "en", nav: str = "") -> str:
+    """A complete offline HTML document: inline CSS, and a policy that allows nothing else; ``nav`` (links to
+    other pages) before the ``main`` landmark that holds ``body``."""
     return (f'<!DOCTYPE html>\n<html lang="{lang}">\n<head>\n<meta charset="utf-8">\n'
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-            f"<title>{esc(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
+            f"<title>{esc(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{nav}<main>\n{body}\n</main>\n"
+            "</body>\n</html>\n")
 
 
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")

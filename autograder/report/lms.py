@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 
 from autograder.model.results import SubmissionResult
-from autograder.report.numbers import number
+from autograder.report.numbers import exact, number
 from autograder.report.safe_text import FORMULA_STARTS, line, spreadsheet
 
 CANVAS_ASSIGNMENT = re.compile(r"\A(.*)\s\((\d+)\)\Z")  # Canvas's "Name (id)" header
@@ -163,7 +163,7 @@ def fill_roster(layout: Layout, roster: str, results: list[SubmissionResult], co
         if index in scores:
             filled.notes.append(f"{line(student)} matches a roster row already filled: left as it was")
             continue
-        scores[index] = number(result.score)
+        scores[index] = exact(result.score)
         owners[index] = student
         filled.matched[student] = by
     filled.without_submission = [" ".join(row.get(n, "") for n in layout.name_columns).strip()
@@ -177,7 +177,7 @@ def fill_roster(layout: Layout, roster: str, results: list[SubmissionResult], co
     if layout.canvas_rules:
         maximum = max((r.max_score for r in results), default=0.0)
         marker = (points or {}).get(header[0], "") or f"    {CANVAS_POINTS_ROW}"
-        writer.writerow([marker, *[spreadsheet((points or {}).get(c, "")) for c in kept[1:]], number(maximum)])
+        writer.writerow([marker, *[spreadsheet((points or {}).get(c, "")) for c in kept[1:]], exact(maximum)])
     for index, row in enumerate(students):
         formulas = [c for c in kept if c in IDENTIFIERS and row.get(c, "").startswith(FORMULA_STARTS)]
         if formulas:

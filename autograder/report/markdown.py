@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from autograder.model.results import Advice, CaseReport, Explanation, ExerciseResult, Status, SubmissionResult
-from autograder.report.feedback_text import ADVICE_HEAD, case_title, sentence
+from autograder.report.feedback_text import ADVICE_HEAD, case_lines, case_title, sentence
 from autograder.report.numbers import number
 from autograder.report.safe_text import line, text
 
@@ -54,6 +54,22 @@ def inline(value: object) -> str:
     return _LINE_START.sub(_escape_start, "".join(parts), count=1)
 
 
+def plain(value: object) -> str:
+    """A name a student chose (a file, a folder), as one line of Markdown text: every character that could
+    open anything escaped, backticks too (a name never makes a code span of its own)."""
+    return _LINE_START.sub(_escape_start, _plain(line(value)), count=1)
+
+
+_UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+
+
+def table_cell(value: object, chosen: bool = False) -> str:
+    """A cell of a GFM table: ``inline`` (``plain`` for a name a student chose) with every pipe escaped, inside
+    code spans too: GFM splits a row at any unescaped ``|``, a code span's included, and takes ``\\|`` as a pipe
+    in the cell, a code span's included."""
+    return _UNESCAPED_PIPE.sub(r"\\|", plain(value) if chosen else inline(value))
+
+
 def _escape_start(match: re.Match) -> str:
     if match.group(2):  # "# title", "> quote", "- item": escape the marker
         return f"{match.group(1)}\\{match.group(2)}"
@@ -74,11 +90,17 @@ def quoted(block: str) -> str:
     return "\n".join(f"> {row}" if row else ">" for row in block.split("\n"))
 
 
+def points_markdown(exercise: ExerciseResult) -> str:
+    """'1 / 2', and why when capped (``feedback_text.points_text``), as Markdown."""
+    shown = f"{number(exercise.score)} / {number(exercise.max_score)}"
+    return f"{shown} ({inline(exercise.cap)})" if exercise.cap else shown
+
+
 def exercise_markdown(exercise: ExerciseResult, level: int = 2) -> str:
     """An exercise: a heading with its points, then ``exercise_body``."""
     mark = STATUS_MARKS.get(exercise.status, "❌")
-    heading = (f"{'#' * level} {mark} {inline(exercise.id)}: {number(exercise.score)} / "
-               f"{number(exercise.max_score)} ({inline(exercise.status.value)})")
+    heading = (f"{'#' * level} {mark} {inline(exercise.id)}: {points_markdown(exercise)} "
+               f"({inline(exercise.status.value)})")
     body = exercise_body(exercise, level + 1)
     return f"{heading}\n\n{body}" if body else heading
 
@@ -112,12 +134,14 @@ def explanation_markdown(explanation: Explanation) -> str:
             rows.append(code_block(explanation.where.code, "python"))
         if explanation.where.detail:
             rows.append(inline(explanation.where.detail))
+    elif explanation.look_for:
+        rows.append(f"**Look for:** {inline(explanation.look_for)}")
     rows.append(f"**Fix:** {inline(sentence(explanation.fix))}")
     return quoted("\n\n".join(rows))
 
 
 def case_markdown(case: CaseReport, level: int) -> str:
-    return f"{'#' * level} {inline(case_title(case))}\n\n{code_block(case.message)}"
+    return f"{'#' * level} {inline(case_title(case))}\n\n{code_block(chr(10).join(case_lines(case)))}"
 
 
 def advice_markdown(advice: Advice) -> str:
@@ -144,9 +168,10 @@ def points_table(results: list[SubmissionResult]) -> str:
     rows = ["| submission | exercise | points | status | pitfalls |", "|---|---|---|---|---|"]
     for result in results:
         for exercise in result.exercises:
-            rows.append(f"| {inline(result.student)} | {inline(exercise.id)} | {number(exercise.score)} / "
-                        f"{number(exercise.max_score)} | {inline(exercise.status.value)} | "
-                        f"{inline(', '.join(exercise.pitfalls))} |")
-        rows.append(f"| {inline(result.student)} | **total** | **{number(result.score)} / "
+            rows.append(f"| {table_cell(result.student, True)} | {table_cell(exercise.id, True)} | "
+                        f"{number(exercise.score)} / {number(exercise.max_score)} | "
+                        f"{table_cell(exercise.status.value, True)} | "
+                        f"{table_cell(', '.join(exercise.pitfalls), True)} |")
+        rows.append(f"| {table_cell(result.student, True)} | **total** | **{number(result.score)} / "
                     f"{number(result.max_score)}** | | |")
     return "\n".join(rows) + "\n"

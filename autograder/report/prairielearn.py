@@ -55,7 +55,8 @@ def _test(assignment: str, exercise: ExerciseResult) -> dict:
         "description": _description(assignment, exercise),
         "points": points(min(max(exercise.score, 0.0), exercise.max_score)),
         "max_points": exercise.max_score,
-        "message": f"{exercise.status.value}: {number(exercise.score)} / {number(exercise.max_score)} points{pitfalls}",
+        "message": f"{exercise.status.value}: {number(exercise.score)} / {number(exercise.max_score)} points"
+                   + (f" ({exercise.cap})" if exercise.cap else "") + pitfalls,
         "output": _cut(text(feedback_text(exercise)), TEST_OUTPUT_LIMIT),
     }
 

@@ -39,8 +39,9 @@ def exercise_text(exercise: ExerciseResult) -> str:
 def _exercise_lines(exercise: ExerciseResult, width: int) -> list[str]:
     """A mark, the score, the status and pitfalls, then the feedback, indented."""
     pitfalls = f"  [{', '.join(line(p) for p in exercise.pitfalls)}]" if exercise.pitfalls else ""
+    cap = f" ({exercise.cap})" if exercise.cap else ""
     lines = [f"{MARKS.get(exercise.status, ' ')} {line(exercise.id).ljust(width)}  "
-             f"{number(exercise.score):>4} / {number(exercise.max_score)}  {exercise.status}{pitfalls}"]
+             f"{number(exercise.score):>4} / {number(exercise.max_score)}{cap}  {exercise.status}{pitfalls}"]
     feedback = text(feedback_text(exercise))
     if (exercise.status != Status.PASSED or exercise.advice) and feedback:
         lines += ["    " + line for line in feedback.splitlines()]

@@ -68,6 +68,8 @@ def contain(workdir: str, settings: Containment) -> list[str]:
         applied.append("user namespace")
     if got["network"]:
         applied.append("no network")
+    if got.get("ipc") and namespaces.cap_sysv_shm():
+        applied.append(f"System V shared memory at most {namespaces.SYSV_SHM_BYTES // 2**20} MiB")
     keep, package, files = needed_paths(), package_folder(), package_files()
     private = False
     if got["mounts"]:

@@ -39,7 +39,7 @@ def enter(network: bool) -> dict[str, bool]:
 
     A root that may change uids but not make namespaces (a container without CAP_SYS_ADMIN) makes none: a
     user namespace would map only root, and the child is better off with a uid of its own (plus Landlock)."""
-    got = {"user": False, "mounts": False, "pid": False, "network": False}
+    got = {"user": False, "mounts": False, "pid": False, "network": False, "ipc": False}
     if not capable():
         if can_become():
             return got
@@ -57,6 +57,7 @@ def enter(network: bool) -> dict[str, bool]:
         if unshare(flags):
             got["pid"] = bool(flags & CLONE_NEWPID)
             got["network"] = bool(flags & CLONE_NEWNET)
+            got["ipc"] = bool(flags & CLONE_NEWIPC)
             # Mounts made from now on stay in this child: never propagate them back to the machine.
             got["mounts"] = mount(None, "/", None, MS_REC | MS_PRIVATE)
             break
@@ -177,3 +178,20 @@ def _max_fd() -> int:
         return os.sysconf("SC_OPEN_MAX")
     except (OSError, ValueError):
         return 4096
+
+
+SYSV_SHM_BYTES = 16 * 2**20  # System V shared memory a child's own IPC namespace allows in all (none is needed)
+
+
+def cap_sysv_shm(limit: int = SYSV_SHM_BYTES) -> bool:
+    """Cap the System V shared memory of this process's own IPC namespace (call only in one: these sysctls are the
+    namespace's). A segment a child makes, fills and detaches is no process's memory: the watch cannot see it,
+    so the namespace holds at most ``limit`` of them in all."""
+    pages = max(1, limit // os.sysconf("SC_PAGE_SIZE"))
+    try:
+        for name, value in (("shmmax", limit), ("shmall", pages)):
+            with open(f"/proc/sys/kernel/{name}", "w") as setting:
+                setting.write(str(value))
+        return True
+    except OSError:
+        return False

@@ -1,5 +1,5 @@
 """Looking at and stopping processes by what /proc says: their memory, their owner, their descendants, a uid's
-whole family; and the memory a child's scratch tmpfs holds."""
+whole family; and the memory a child's scratch tmpfs and its anonymous memory files hold."""
 from __future__ import annotations
 
 import os
@@ -160,6 +160,31 @@ def scratch_bytes(pid: int, size: int) -> int:
     if inside.f_fsid == outside.f_fsid:
         return 0  # the child's /tmp is the machine's: no scratch tmpfs of its own
     return (inside.f_blocks - inside.f_bfree) * inside.f_frsize
+
+
+def held_memory_files(pids: list[int]) -> int:
+    """The anonymous memory files (``memfd_create``) these processes hold open, each once: written with
+    ``write()`` and never mapped, their pages are in no process's memory. Read through /proc/PID/fd (the parent
+    may as root, or as the child's user where it is dumpable; else nothing is seen)."""
+    seen: set[tuple[int, int]] = set()
+    total = 0
+    for pid in pids:
+        try:
+            descriptors = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for descriptor in descriptors:
+            path = f"/proc/{pid}/fd/{descriptor}"
+            try:
+                if not os.readlink(path).startswith("/memfd:"):
+                    continue
+                info = os.stat(path)
+            except OSError:
+                continue
+            if (info.st_dev, info.st_ino) not in seen:
+                seen.add((info.st_dev, info.st_ino))
+                total += info.st_blocks * 512
+    return total
 
 
 def sandbox_uid(slot: int) -> int:

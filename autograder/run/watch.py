@@ -11,8 +11,8 @@ import time
 from autograder.model.outcomes import RunStatus
 from autograder.run.container import describe_limit, memory_limit, oom_kills
 from autograder.run.isolation import CONTAINMENT_FAILED
-from autograder.run.processes import (descendants, kill_everything_of, memory_bytes, processes_of, resident_bytes,
-                                      scratch_bytes, signal_name, tasks_of)
+from autograder.run.processes import (descendants, held_memory_files, kill_everything_of, memory_bytes,
+                                      processes_of, resident_bytes, scratch_bytes, signal_name, tasks_of)
 
 SIGXCPU, SIGKILL = 24, 9
 
@@ -43,9 +43,10 @@ class Watched:
             scratch = scratch_bytes(self.child.pid, self.job.containment.scratch) if any(
                 m.startswith("one scratch tmpfs") for m in self.measures) else 0
             pids = [self.child.pid, *family]
-            bound = sum(resident_bytes(pid) for pid in pids) + scratch
+            files = scratch + held_memory_files(pids)  # tmpfs pages that are no process's
+            bound = sum(resident_bytes(pid) for pid in pids) + files
             self._family_bytes = bound if bound <= self.limits.memory_bytes else sum(
-                memory_bytes(pid) for pid in pids) + scratch
+                memory_bytes(pid) for pid in pids) + files
         return self._family_bytes
 
     def _kill(self) -> None:

@@ -6,7 +6,7 @@ import numpy as np
 from autograder.course.building import advisory, array, case, uniform
 from autograder.course.custom_gradients.elementwise import GRADIENT, VALUE
 from autograder.course.probing import weighted_gradient
-from autograder.model.course import Exercise, Mistake
+from autograder.model.course import Exercise, Look, Mistake
 
 
 IDENTITY = "clip_gradient_norm: forward identity"
@@ -63,7 +63,9 @@ EXERCISE = Exercise(
                 "clip the gradient that arrives: `tf.clip_by_norm(upstream, max_norm)`"),
         Mistake("wrong-value", "clip_per_element",
                 "the gradient is clipped element by element (`tf.clip_by_value`), not by its L2 norm",
-                "use `tf.clip_by_norm(upstream, max_norm)`, which rescales the whole tensor"),
+                "use `tf.clip_by_norm(upstream, max_norm)`, which rescales the whole tensor",
+                look=Look((r"clip_by_value\(", "@grad_fn"),
+                          "this clips each element on its own, not the L2 norm of the whole tensor")),
     ),
     # The forward must be the identity: any other value, however it was changed, is `clips-value`.
     output_pitfalls={"value": "clips-value"},

@@ -125,11 +125,11 @@ def _norm_with_gradient(x, value, gradient):
 
 def _correct_norm(x):
     """A right row norm (zero rows guarded), for the models that apply it to other axes."""
-    return _norm_with_gradient(x, _stable_norm, lambda up, x, norm: up[:, None] * x / _nonzero(norm)[:, None])
+    return _norm_with_gradient(x, _stable_norm, lambda up, x, norm: up[:, None] * (x / _nonzero(norm)[:, None]))
 
 
 def norm_unguarded_gradient(x):
-    return _norm_with_gradient(x, _stable_norm, lambda up, x, norm: up[:, None] * x / norm[:, None])
+    return _norm_with_gradient(x, _stable_norm, lambda up, x, norm: up[:, None] * (x / norm[:, None]))
 
 
 def norm_unguarded_scale(x):
@@ -138,14 +138,14 @@ def norm_unguarded_scale(x):
     def value(x):
         scale = tf.reduce_max(tf.abs(x), axis=1)
         return scale * tf.sqrt(tf.reduce_sum(tf.square(x / scale[:, None]), axis=1))
-    return _norm_with_gradient(x, value, lambda up, x, norm: up[:, None] * x / _nonzero(norm)[:, None])
+    return _norm_with_gradient(x, value, lambda up, x, norm: up[:, None] * (x / _nonzero(norm)[:, None]))
 
 
 def norm_sum_of_squares(x):
     import tensorflow as tf
 
     return _norm_with_gradient(x, lambda x: tf.sqrt(tf.reduce_sum(tf.square(x), axis=1)),
-                               lambda up, x, norm: up[:, None] * x / _nonzero(norm)[:, None])
+                               lambda up, x, norm: up[:, None] * (x / _nonzero(norm)[:, None]))
 
 
 def norm_batch_scale(x):
@@ -155,20 +155,26 @@ def norm_batch_scale(x):
         scale = tf.reduce_max(tf.abs(x))
         scale = tf.where(scale > 0, scale, tf.ones_like(scale))
         return scale * tf.sqrt(tf.reduce_sum(tf.square(x / scale), axis=1))
-    return _norm_with_gradient(x, value, lambda up, x, norm: up[:, None] * x / _nonzero(norm)[:, None])
+    return _norm_with_gradient(x, value, lambda up, x, norm: up[:, None] * (x / _nonzero(norm)[:, None]))
 
 
 def norm_gradient_unscaled(x):
     import tensorflow as tf
 
     return _norm_with_gradient(
-        x, _stable_norm, lambda up, x, norm: up[:, None] * x / tf.sqrt(tf.reduce_sum(tf.square(x), axis=1))[:, None])
+        x, _stable_norm, lambda up, x, norm: up[:, None] * (x / tf.sqrt(tf.reduce_sum(tf.square(x), axis=1))[:, None]))
 
 
 def norm_gradient_l2_normalize(x):
     import tensorflow as tf
 
     return _norm_with_gradient(x, _stable_norm, lambda up, x, norm: up[:, None] * tf.math.l2_normalize(x, axis=1))
+
+
+def norm_gradient_multiply_first(x):
+    """Right in exact arithmetic: upstream[:, None] * x / norm[:, None] multiplies before it divides, so
+    upstream * x overflows (1e9 * 3e30) or underflows (1e-9 * 3e-30) where x / norm would not."""
+    return _norm_with_gradient(x, _stable_norm, lambda up, x, norm: up[:, None] * x / _nonzero(norm)[:, None])
 
 
 def norm_ignores_upstream(x):
@@ -189,7 +195,7 @@ def norm_whole_tensor(x):
 
 
 def norm_upstream_wrong_axis(x):
-    return _norm_with_gradient(x, _stable_norm, lambda up, x, norm: up * x / _nonzero(norm)[:, None])
+    return _norm_with_gradient(x, _stable_norm, lambda up, x, norm: up * (x / _nonzero(norm)[:, None]))
 
 
 def norm_squared(x):
@@ -205,7 +211,7 @@ def norm_max_without_abs(x):
         scale = tf.reduce_max(x, axis=1)
         scale = tf.where(tf.equal(scale, 0.0), tf.ones_like(scale), scale)
         return scale * tf.sqrt(tf.reduce_sum(tf.square(x / scale[:, None]), axis=1))
-    return _norm_with_gradient(x, value, lambda up, x, norm: up[:, None] * x / _nonzero(norm)[:, None])
+    return _norm_with_gradient(x, value, lambda up, x, norm: up[:, None] * (x / _nonzero(norm)[:, None]))
 
 
 def norm_epsilon(x):
@@ -214,7 +220,7 @@ def norm_epsilon(x):
     def value(x):
         scale = _row_scale(x)
         return scale * tf.sqrt(tf.reduce_sum(tf.square(x / scale[:, None]), axis=1) + 1e-12)
-    return _norm_with_gradient(x, value, lambda up, x, norm: up[:, None] * x / norm[:, None])
+    return _norm_with_gradient(x, value, lambda up, x, norm: up[:, None] * (x / norm[:, None]))
 
 
 def norm_threshold_guard(x):
@@ -222,4 +228,4 @@ def norm_threshold_guard(x):
 
     return _norm_with_gradient(
         x, _stable_norm,
-        lambda up, x, norm: tf.where(norm[:, None] > 1e-12, up[:, None] * x / _nonzero(norm)[:, None], tf.zeros_like(x)))
+        lambda up, x, norm: tf.where(norm[:, None] > 1e-12, up[:, None] * (x / _nonzero(norm)[:, None]), tf.zeros_like(x)))

@@ -5,7 +5,7 @@ import numpy as np
 
 from autograder.course.building import advisory, array, case, uniform
 from autograder.course.custom_gradients.elementwise import GRADIENT, VALUE, probe_elementwise
-from autograder.model.course import Exercise, Mistake
+from autograder.model.course import Exercise, Look, Mistake
 
 FORWARD = "straight_through_round: forward tf.round(x) (halves to even)"
 BACKWARD = "straight_through_round: backward, the upstream gradient passed through unchanged"
@@ -60,6 +60,7 @@ EXERCISE = Exercise(
         Mistake("wrong-value", "round_half_up",
                 "the forward value rounds halves up (`tf.floor(x + 0.5)`), where `tf.round` rounds half to even "
                 "(0.5 -> 0, 1.5 -> 2, 2.5 -> 2, -0.5 -> -0)",
-                "compute the forward value with `tf.round(x)`", outputs=("value",)),
+                "compute the forward value with `tf.round(x)`", outputs=("value",),
+                look=Look((r"floor\(|\+\s*0?\.5\b",), "this rounds halves up; `tf.round` rounds half to even")),
     ),
 )

@@ -5,7 +5,7 @@ import numpy as np
 
 from autograder.course.building import advisory, array, case, uniform
 from autograder.course.probing import require_tensor, tensor
-from autograder.model.course import ContractError, Exercise, Mistake, Output
+from autograder.model.course import ContractError, Exercise, Look, Mistake, Output
 
 
 def make_cases(rng: np.random.Generator):
@@ -61,7 +61,9 @@ EXERCISE = Exercise(
     mistakes=(
         Mistake("missing-stop-gradient", "td_no_stop_gradient",
                 "the target is not wrapped in `tf.stop_gradient`, so the gradient flows into next_q",
-                "compute `target = tf.stop_gradient(reward + gamma * tf.reduce_max(next_q, axis=-1))`"),
+                "compute `target = tf.stop_gradient(reward + gamma * tf.reduce_max(next_q, axis=-1))`",
+                look=Look((r"target\w*\s*=(?!=)", r"reduce_max\("),
+                          "this target is not wrapped in `tf.stop_gradient`")),
         Mistake("gradient-cut", "td_stop_everything",
                 "`tf.stop_gradient` wraps the whole difference `target - q`, so the gradient with respect to q "
                 "is cut too: the loss is right, but nothing would learn from it",

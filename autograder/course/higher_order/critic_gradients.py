@@ -6,7 +6,7 @@ import numpy as np
 from autograder.course.higher_order.critics import (NORM_FIX, SWAP_FIX, build_critic, critic_cases, critic_inputs,
                                                    grad_outputs)
 from autograder.course.probing import require_pair, require_scalar, require_tensor
-from autograder.model.course import ContractError, Exercise, Mistake, Output
+from autograder.model.course import ContractError, Exercise, Look, Mistake, Output
 
 
 def make_cases(rng: np.random.Generator):
@@ -56,7 +56,9 @@ EXERCISE = Exercise(
         Mistake("wrong-value", "cg_sign_flipped",
                 "the Wasserstein term has the wrong sign: the critic loss is mean(critic(fake)) - "
                 "mean(critic(real)), not mean(critic(real)) - mean(critic(fake))",
-                "compute `tf.reduce_mean(critic(fake)) - tf.reduce_mean(critic(real)) + gp_weight * penalty`"),
+                "compute `tf.reduce_mean(critic(fake)) - tf.reduce_mean(critic(real)) + gp_weight * penalty`",
+                look=Look((r"mean\(\s*\w+\(\s*real[^)]*\)\s*\)\s*-",),
+                          "the real term comes first: the sign of the Wasserstein term is flipped")),
         # critic_gradients calls the student's own gradient_penalty: its mistakes show up here too (and when the
         # student's gradient_penalty fails, judge.causes names it as the cause).
         Mistake("wrong-norm-axis", "cg_whole_batch",

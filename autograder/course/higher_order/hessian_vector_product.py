@@ -5,7 +5,7 @@ import numpy as np
 
 from autograder.course.building import advisory, array, case
 from autograder.course.probing import raise_if_too_large, require_like, tensor
-from autograder.model.course import ContractError, Exercise, Mistake, Output
+from autograder.model.course import ContractError, Exercise, Look, Mistake, Output
 
 FUNCTIONS = {
     "cube_sum": "f(x) = sum(x**3)",
@@ -107,10 +107,14 @@ EXERCISE = Exercise(
                 "you differentiated the gradient g itself (`outer.gradient(g, x)`, the row sums H 1) and multiplied "
                 "by v element by element: that equals H v only when H is diagonal",
                 "form the scalar `tf.reduce_sum(g * v)` inside the outer tape's block and return "
-                "`outer.gradient(that_scalar, x)`"),
+                "`outer.gradient(that_scalar, x)`",
+                look=Look((r"\.gradient\([^)]*\)\s*\*", r"\*\s*\w+\.gradient\(",
+                           r"\.gradient\(\s*(g|grad\w*|dy\w*|first\w*)\s*,"),
+                          "the gradient of the gradient g is the row sums H 1, not H v")),
         Mistake("wrong-value", "hvp_gradient",
                 "the function returns the gradient of f, not the Hessian-vector product",
-                "differentiate once more: the gradient of `tf.reduce_sum(g * v)` with respect to x is H v"),
+                "differentiate once more: the gradient of `tf.reduce_sum(g * v)` with respect to x is H v",
+                look=Look(("@return",), "this returns the gradient of f")),
     ),
     hints={
         "materialized-hessian": "never call `tape.jacobian` (or loop over unit vectors) here: return "

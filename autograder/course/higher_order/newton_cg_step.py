@@ -14,7 +14,7 @@ import numpy as np
 
 from autograder.course.building import advisory, array, case, diagnostic
 from autograder.course.probing import raise_if_too_large, require_like, tensor
-from autograder.model.course import Exercise, Mistake, Output
+from autograder.model.course import Exercise, Look, Mistake, Output
 
 FUNCTIONS = {
     "quadratic": "f(x) = 0.5 x^T A x - b^T x",
@@ -198,34 +198,47 @@ EXERCISE = Exercise(
         # the early stops tells them, as the contract promises.
         Mistake("wrong-value", "cg_one_step_more",
                 "your loop runs iters + 1 CG steps (a `range(iters + 1)`, or a `<=` in the loop's condition)",
-                STEPS_FIX, cases=lambda case: True),
+                STEPS_FIX, cases=lambda case: True,
+                look=Look((r"range\([^)]*\+\s*1|<=",), "this loop runs one step more than `iters`")),
         Mistake("wrong-value", "cg_one_step_fewer",
                 "your loop runs iters - 1 CG steps (a `range(iters - 1)`, or a counter that starts at 1 with a `<`)",
-                STEPS_FIX, cases=lambda case: True),
+                STEPS_FIX, cases=lambda case: True,
+                look=Look((r"range\([^)]*-\s*1|range\(\s*1\s*,|\bwhile\b.*<",),
+                          "this loop runs one step fewer than `iters`")),
         Mistake("wrong-value", "cg_steepest_descent",
                 "each new direction is the new residual alone (d = r'): that is steepest descent with an exact line "
                 "search, the same as CG for the first step only",
-                "conjugate the directions: `d = r_new + b * d` with `b = (r_new . r_new) / (r . r)`"),
+                "conjugate the directions: `d = r_new + b * d` with `b = (r_new . r_new) / (r . r)`",
+                look=Look((r"@loop ^\s*d\w*\s*=\s*r\w*\s*$",),
+                          "the new direction is the residual alone",
+                          look_for="the update of the direction: it must add `b * d` to the new residual")),
         Mistake("wrong-value", "cg_returns_p",
                 "your function returns the step p, not the new point x + p",
-                "return `x + p`"),
+                "return `x + p`",
+                look=Look(("@return",), "this returns the step p, not the point x + p")),
         Mistake("wrong-value", "cg_wrong_sign",
                 "your step has the wrong sign (x - p, or a first residual r = +grad f(x)): it climbs instead of "
                 "descending",
-                "start from `r = -g` with g = grad f(x), `d = r`, and return `x + p`"),
+                "start from `r = -g` with g = grad f(x), `d = r`, and return `x + p`",
+                look=Look((r"^\s*r\w*\s*=\s*(?!-)\s*\w*g\w*\s*$", r"return\s+x\s*-"),
+                          "the sign of the step is flipped here")),
         Mistake("wrong-value", "cg_no_early_stop",
                 "after an exact step (r'.r' = 0) your loop goes on: the next step divides 0 by 0 and p becomes NaN",
-                "stop the loop when r'.r' is 0 (`if rr_new == 0: break`); the remaining steps leave p unchanged"),
+                "stop the loop when r'.r' is 0 (`if rr_new == 0: break`); the remaining steps leave p unchanged",
+                look=Look((r"\bfor\b.*\brange\(|\bwhile\b",), "this loop does not stop when r'.r' is 0")),
         Mistake("wrong-value", "cg_gradient_residual",
                 "each new residual is -grad f(x + p), the gradient at the moving point, instead of `r - a * Hd`: "
                 "for a non-quadratic f that is another algorithm (nonlinear CG), not CG on the Newton system at x",
                 "compute grad f(x) once; then update `r = r - a * Hd`, with every Hd a product with H(x) at the "
-                "same x"),
+                "same x",
+                look=Look((r"^\s*r\w*\s*=\s*-?\s*[\w.]*\(.*\+",),
+                          "the residual is recomputed from a gradient at the moving point")),
         Mistake("wrong-value", "cg_hvp_moving_point",
                 "your Hessian-vector products are taken at x + p, the moving point, instead of at x: for a "
                 "non-quadratic f that is another matrix at every step",
                 "take every Hessian-vector product at the x the function was called with: CG solves H(x) p = "
-                "-grad f(x), one fixed linear system"),
+                "-grad f(x), one fixed linear system",
+                look=Look((r"\w\([^()]*\bx\s*\+\s*\w+",), "this Hessian-vector product is taken at x + p, not at x")),
         Mistake("tape-outside-context", "cg_zero_hvp",
                 "every H d is zero (the outer tape never recorded the inner gradient, and "
                 "`unconnected_gradients=ZERO` turned its None into zeros), so a = r.r / 0 is inf and p is inf or "
@@ -238,7 +251,10 @@ EXERCISE = Exercise(
                 "your Hd is `outer.gradient(g, x) * d`: the gradient of sum(g) is the row sums H 1, and multiplying "
                 "them by d element by element equals H d only when H is diagonal",
                 "form the scalar `tf.reduce_sum(g * d)` inside the outer tape's block and return "
-                "`outer.gradient(that_scalar, x)`, or use forward-over-backward with `acc.jvp(g)`"),
+                "`outer.gradient(that_scalar, x)`, or use forward-over-backward with `acc.jvp(g)`",
+                look=Look((r"\.gradient\([^)]*\)\s*\*", r"\*\s*\w+\.gradient\(",
+                           r"\.gradient\(\s*(g|grad\w*|dy\w*|first\w*)\s*,"),
+                          "the gradient of the gradient g is the row sums H 1, not H d")),
     ),
     hints={
         "materialized-hessian": "never form H (no `tape.jacobian`, no `tf.hessians`, no loop over unit vectors): each "

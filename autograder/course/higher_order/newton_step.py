@@ -5,7 +5,7 @@ import numpy as np
 
 from autograder.course.building import array, case
 from autograder.course.probing import require_like, tensor
-from autograder.model.course import Exercise, Mistake, Output, Scope
+from autograder.model.course import Exercise, Look, Mistake, Output, Scope
 
 FUNCTIONS = {
     "quadratic": "f(x) = 0.5 x^T A x - b^T x",
@@ -83,13 +83,16 @@ EXERCISE = Exercise(
     mistakes=(
         Mistake("wrong-value", "newton_multiplied",
                 "the step multiplies the gradient by the Hessian (x - H g) instead of solving H s = g",
-                "solve for the step: `s = tf.linalg.solve(H, g[:, tf.newaxis])[:, 0]`, then return `x - s`"),
+                "solve for the step: `s = tf.linalg.solve(H, g[:, tf.newaxis])[:, 0]`, then return `x - s`",
+                look=Look((r"matvec\(|matmul\(|@",), "this multiplies by the Hessian instead of solving H s = g")),
         Mistake("wrong-value", "newton_sign",
                 "the step has the wrong sign: x + H^-1 g climbs instead of descending",
-                "return `x - s` where `s` solves H s = g"),
+                "return `x - s` where `s` solves H s = g",
+                look=Look((r"return\s+\w+\s*\+", "@return"), "the step is added: x + H^-1 g climbs")),
         Mistake("wrong-value", "newton_gradient_step",
                 "the step is a plain gradient step x - g: the Hessian is not used",
-                "compute H = `outer.jacobian(g, x)` and return `x - tf.linalg.solve(H, g[:, tf.newaxis])[:, 0]`"),
+                "compute H = `outer.jacobian(g, x)` and return `x - tf.linalg.solve(H, g[:, tf.newaxis])[:, 0]`",
+                look=Look(("@return",), "this step uses the gradient alone")),
         Mistake("summed-gradient", "newton_summed",
                 "the Hessian is `outer.gradient(g, x)`: for the vector g it returns the gradient of sum(g), the row "
                 "sums of H (shape (n,)), and the step divides by them element by element",

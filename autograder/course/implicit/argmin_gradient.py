@@ -15,7 +15,8 @@ import numpy as np
 from autograder.course.building import array, case
 from autograder.course.implicit.callables import (ARGMIN_FUNCTIONS, argmin_objective, argmin_solver,
                                                   conjugate_gradients, hessian_product)
-from autograder.course.implicit.shared import SAMPLE_STRIDE, SCALE_N, THETA_GRADIENT, weighted_theta_gradient
+from autograder.course.implicit.shared import (NO_GRADIENT_LOOK, SAMPLE_STRIDE, SCALE_N, THETA_GRADIENT,
+                                               weighted_theta_gradient)
 from autograder.course.probing import tensor
 from autograder.model.course import Exercise, Mistake, Output
 
@@ -137,7 +138,7 @@ EXERCISE = Exercise(
                 "no gradient reaches theta from your result (it is None): `inner_solver` runs outside TensorFlow "
                 "(`tf.numpy_function` has no gradient), and no `@tf.custom_gradient` gives its result one",
                 "return `inner_solver(theta)` from a function of theta decorated with `@tf.custom_gradient`; "
-                + BACKWARD),
+                + BACKWARD, look=NO_GRADIENT_LOOK),
         Mistake("one-step-gradient", "am_one_step",
                 "your grad_fn applies the mixed derivative to w̄ itself: the inverse Hessian of the theorem "
                 "(v = H⁻¹ w̄) is left out, which is right only where H is the identity",

@@ -13,7 +13,8 @@ import numpy as np
 
 from autograder.course.building import array, case
 from autograder.course.implicit.callables import FIXED_POINT_FUNCTIONS, fixed_point_function
-from autograder.course.implicit.shared import RESULT, RESULT_SAMPLE, SCALE_N, THETA_GRADIENT, weighted_theta_gradient
+from autograder.course.implicit.shared import (NO_GRADIENT_LOOK, RESULT, RESULT_SAMPLE, SCALE_N, THETA_GRADIENT,
+                                               weighted_theta_gradient)
 from autograder.course.probing import tensor
 from autograder.model.course import Exercise, Mistake
 
@@ -151,7 +152,7 @@ EXERCISE = Exercise(
         Mistake("no-gradient", "fp_no_gradient",
                 "no gradient reaches theta from your result (it is None): the iterations run outside what any tape "
                 "records (`tf.stop_gradient`, NumPy), and no `@tf.custom_gradient` gives the result one",
-                "return x from a `@tf.custom_gradient` function of theta: " + ADJOINT),
+                "return x from a `@tf.custom_gradient` function of theta: " + ADJOINT, look=NO_GRADIENT_LOOK),
     ),
     hints={
         "materialized-jacobian": "never form df/dx (no `tape.jacobian`, no loop over unit vectors: at n = 100,000 it "

@@ -11,7 +11,7 @@ import numpy as np
 
 from autograder.course.building import array, case
 from autograder.course.implicit.callables import SOLVERS, linear_solver
-from autograder.course.implicit.shared import dense, require_shaped
+from autograder.course.implicit.shared import NO_GRADIENT_LOOK, dense, require_shaped
 from autograder.course.probing import raise_if_too_large, tensor
 from autograder.model.course import Exercise, Mistake, Output, Scope
 
@@ -131,7 +131,7 @@ EXERCISE = Exercise(
                 "no gradient reaches A and b from your result (it is None): the solver runs outside TensorFlow "
                 "(`tf.numpy_function` has no gradient), and no `@tf.custom_gradient` gives its result one",
                 "wrap the solve in a function of (A, b) decorated with `@tf.custom_gradient` that returns "
-                "`(solver(A, b), grad_fn)`; " + ADJOINT),
+                "`(solver(A, b), grad_fn)`; " + ADJOINT, look=NO_GRADIENT_LOOK),
         Mistake("adjoint-not-transposed", "solve_not_transposed",
                 "your grad_fn solves the adjoint system with A (`solver(A, upstream)`) where the theorem needs its "
                 "transpose: right for a symmetric A only",

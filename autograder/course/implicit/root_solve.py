@@ -12,8 +12,8 @@ import numpy as np
 
 from autograder.course.building import advisory, array, case
 from autograder.course.implicit.callables import ROOT_FUNCTIONS, root_function
-from autograder.course.implicit.shared import (RESULT, RESULT_SAMPLE, SCALE_N, THETA_GRADIENT, THETA_GRADIENT_SAMPLE,
-                                               weighted_theta_gradient)
+from autograder.course.implicit.shared import (NO_GRADIENT_LOOK, RESULT, RESULT_SAMPLE, SCALE_N, THETA_GRADIENT,
+                                               THETA_GRADIENT_SAMPLE, weighted_theta_gradient)
 from autograder.course.probing import tensor
 from autograder.model.course import Exercise, Mistake
 
@@ -113,7 +113,7 @@ EXERCISE = Exercise(
                 "no gradient reaches theta from your result (it is None): the Newton steps run outside what any tape "
                 "records (a `tf.stop_gradient`, NumPy), and no `@tf.custom_gradient` gives the result one",
                 "return x from a `@tf.custom_gradient` function of theta whose grad_fn gives the implicit gradient: "
-                + FORMULA),
+                + FORMULA, look=NO_GRADIENT_LOOK),
         Mistake("sign-error", "root_sign",
                 "your gradient is exactly the negative of the implicit one: the theorem's minus sign is missing "
                 "(dx/dtheta = -(dF/dtheta) / (dF/dx), from differentiating F(x(theta), theta) = 0)",

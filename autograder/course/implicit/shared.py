@@ -8,7 +8,7 @@ from typing import Any, Callable
 import numpy as np
 
 from autograder.course.probing import raise_if_too_large, require_tensor, tensor
-from autograder.model.course import ContractError, Output
+from autograder.model.course import ContractError, Look, Output
 
 SCALE_N = 100_000
 SAMPLE_STRIDE = 100  # at n = 100,000 a probe returns every 100th entry of an (n,) output
@@ -18,6 +18,11 @@ RESULT = Output("x", "the returned x", check_dtype=True)
 RESULT_SAMPLE = Output("x_sample", f"the returned x (every {SAMPLE_STRIDE}th entry)", check_dtype=True)
 THETA_GRADIENT = Output("gradient", GRADIENT, gradient=True)
 THETA_GRADIENT_SAMPLE = Output("gradient_sample", f"{GRADIENT} (every {SAMPLE_STRIDE}th entry)", gradient=True)
+# Where a result without a gradient leaves: the function's last return (its feedback points there, not at the
+# catalogue's `tf.round`, which the implicit exercises never use).
+NO_GRADIENT_LOOK = Look(("@return",), "this returns the solver's result, to which no `@tf.custom_gradient` gives a "
+                        "gradient",
+                        look_for="the `return` of the solver's result: no `@tf.custom_gradient` gives it a gradient")
 
 
 def dense(value):

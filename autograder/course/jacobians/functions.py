@@ -43,6 +43,36 @@ def running_product(dtype):
     return COMPILED[key]
 
 
+def eager_gradient(kind: str):
+    """g(x) elementwise, with a custom gradient written in eager Python, as research code often is: it runs row by
+    row (``experimental_use_pfor=False``, eagerly) and fails under the pfor vectorizer, which traces the gradient
+    in a graph, and with another error than running_product's ValueError:
+
+    - "numpy": x^3, its grad_fn computes with ``upstream.numpy()``: ``AttributeError: 'SymbolicTensor' object has
+      no attribute 'numpy'``;
+    - "python_if": sin(x), its grad_fn has a Python ``if`` on a tensor: ``OperatorNotAllowedInGraphError`` (a
+      TypeError).
+    """
+    import tensorflow as tf
+
+    if kind == "numpy":
+        @tf.custom_gradient
+        def cube(x):
+            def grad_fn(upstream):
+                return tf.constant(upstream.numpy() * 3.0 * x.numpy() ** 2, x.dtype)
+            return x ** 3, grad_fn
+        return cube
+
+    @tf.custom_gradient
+    def sine(x):
+        def grad_fn(upstream):
+            if tf.reduce_any(upstream != 0):
+                return upstream * tf.cos(x)
+            return tf.zeros_like(x)
+        return tf.sin(x), grad_fn
+    return sine
+
+
 def vector_function(args: Mapping[str, Any]):
     """A function from (n,) to (m,), named by ``args["f"]``."""
     import tensorflow as tf
@@ -68,6 +98,9 @@ def vector_function(args: Mapping[str, Any]):
         return lambda x: tf.sin(x) * x
     if name == "running_product":
         return running_product(dtype.name)
+    if name in ("numpy_gradient", "python_if_gradient"):  # A g(x), g with a gradient pfor cannot trace
+        g = eager_gradient("numpy" if name == "numpy_gradient" else "python_if")
+        return lambda x: tf.linalg.matvec(a, g(x))
     raise ValueError(f"unknown test function {name!r}")
 
 

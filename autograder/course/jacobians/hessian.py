@@ -27,7 +27,9 @@ def make_cases(rng: np.random.Generator):
                      f="quadratic", A=nonsymmetric(rng, n, "float32"), x=uniform(rng, (n,), -1, 1, "float32")),
         *pair("f32-sin-coupled", "x of shape (5,), f(x) = sum(sin(x[:-1] x[1:])) + sum(x^3) / 6", REASON,
               f="sin_coupled", x=uniform(rng, (5,), -1.5, 1.5, "float32")),
-        case("f32-n1", "float32 Tensor x of shape (1,), f(x) = exp(x0)", tags=("tensor",), reason=REASON,
+        # an axis of size 1 (n = 1: H is (1, 1)), public so that a squeeze fails where students see it
+        case("f32-n1", "float32 Tensor x = [0.5] of shape (1,), f(x) = exp(x0)", tags=("tensor",), public=True,
+             reason=REASON,
              args=dict(f="exp0", x=array([0.5], "float32"))),
         advisory("f32-linear", "a linear f(x) = sum(3 x), whose Hessian is zero (the contract grades no linear f "
                                "here)", tags=("tensor", "degenerate"),

@@ -8,7 +8,7 @@ from autograder.course.jacobians.functions import vector_function
 from autograder.course.jacobians.shared import (SCALE_N, constant_case, float64_case, nonsymmetric, pair, result,
                                               tensor_case)
 from autograder.course.probing import raise_if_too_large, tensor
-from autograder.model.course import Exercise, Mistake, Output
+from autograder.model.course import Exercise, Look, Mistake, Output
 
 JVP = Output("jvp", "J v", none_means_zero=True, gradient=True)
 
@@ -76,7 +76,9 @@ EXERCISE = Exercise(
                 "J v; it only has the right shape when n == m, and fails for non-square J",
                 "use forward mode: `with tf.autodiff.ForwardAccumulator(primals=x, tangents=v) as acc: y = f(x)`, "
                 "then `acc.jvp(y)` (or the double-vjp trick)",
-                cases=lambda case: case.has("square") and not case.has("scale")),
+                cases=lambda case: case.has("square") and not case.has("scale"),
+                look=Look((r"output_gradients", r"partial\(\s*\w+\.gradient", "@return"),
+                          "this is a vector-Jacobian product, J^T v")),
         Mistake("summed-gradient", "jvp_gradient_times_v",
                 "your result is `tape.gradient(y, x) * v`: the column sums of J (the gradient of sum(y)) times v, "
                 "which equals J v only for elementwise f",

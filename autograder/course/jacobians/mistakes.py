@@ -33,6 +33,12 @@ def jacobian_summed(f, x):
     return tape.gradient(y, x)
 
 
+def jacobian_squeezed(f, x):
+    import tensorflow as tf
+
+    return tf.squeeze(_tape_jacobian(f, x, use_pfor=False))
+
+
 def jacobian_unwatched(f, x):
     return _tape_jacobian(f, x, watch=False, use_pfor=False)
 
@@ -65,6 +71,12 @@ def batch_transposed(f, x):
     import tensorflow as tf
 
     return tf.transpose(_batch_jacobian(f, x), [0, 2, 1])
+
+
+def batch_squeezed(f, x):
+    import tensorflow as tf
+
+    return tf.squeeze(_batch_jacobian(f, x))
 
 
 def batch_unwatched(f, x):
@@ -186,6 +198,13 @@ def pe_flattened(model, loss_fn, x, y):
     import tensorflow as tf
 
     return [tf.reshape(g, [int(x.shape[0]), -1]) for g in _per_example(model, loss_fn, x, y)]
+
+
+def pe_squeezed(model, loss_fn, x, y):
+    """`tf.squeeze` of each per-example tensor: a Dense(1) layer's (batch, h, 1) and (batch, 1) lose their last axis."""
+    import tensorflow as tf
+
+    return [tf.squeeze(g) for g in _per_example(model, loss_fn, x, y)]
 
 
 def pe_reversed(model, loss_fn, x, y):

@@ -14,7 +14,7 @@ import numpy as np
 from autograder.course.building import advisory, array, case
 from autograder.course.jacobians.models import LOSS_TEXT, build_model, loss_function, variable_count, weight_count
 from autograder.course.probing import require_tensor, tensor
-from autograder.model.course import ContractError, Exercise, Mistake, Output
+from autograder.model.course import ContractError, Exercise, Look, Mistake, Output
 
 MAX_VARIABLES = 6  # the cases' models have at most three Dense layers (kernel and bias each)
 SCALE_BATCH, SCALE_INPUT, SCALE_HIDDEN, SCALE_CLASSES = 256, 784, 128, 10  # 101,770 weights
@@ -83,12 +83,15 @@ def make_cases(rng: np.random.Generator):
     images = functional(fixed, (2, 3), [(3, "softplus"), (2, None)], 3, "squared")
     scale = sequential(fixed, (SCALE_INPUT,), [(SCALE_HIDDEN, "tanh"), (SCALE_CLASSES, None)], SCALE_BATCH,
                        "softmax_xent")
+    # one output (k = 1): the last layer's kernel (h, 1) and bias (1,) have axes of size 1, which a squeeze drops
+    one_output = sequential(fixed, (3,), [(3, "tanh"), (1, None)], 4, "squared")
     h, w = (int(n) for n in rng.integers(2, 4, size=2))
     deep = sequential(rng, (h, w), [(int(rng.integers(3, 6)), "softplus"), (int(rng.integers(3, 6)), "tanh"),
                                     (int(rng.integers(2, 4)), None)], int(rng.integers(5, 9)), "softmax_xent")
     hidden_module = module(rng, int(rng.integers(3, 6)), int(rng.integers(2, 4)), int(rng.integers(5, 9)), "squared")
     wide = module(rng, 4, 3, 5, "squared", dtype="float64")
     spare = module(rng, 3, 2, 4, "squared", spare=True)
+    module_one = module(rng, int(rng.integers(3, 6)), 1, int(rng.integers(4, 7)), "squared")
     return [
         case("f32-sequential", describe(one_layer, "Keras Sequential model Input((3,)) -> Dense(4, tanh) -> Dense(2)"),
              public=True, reason=REASON, args=one_layer),
@@ -104,11 +107,17 @@ def make_cases(rng: np.random.Generator):
              + " (each example's gradients compared through their norm and a fixed random projection)",
              tags=("scale",), public=True, weight=2.0, time_limit=60.0, reason=REASON,
              args=dict(scale, summary=True)),
+        case("f32-one-output", describe(one_output, "Keras Sequential model Input((3,)) -> Dense(3, tanh) -> Dense(1) "
+                                                    "(one output, k = 1: the last kernel is (3, 1), its bias (1,))"),
+             public=True, reason=REASON, args=one_output),
         case("f32-sequential-images", describe(deep, f"Keras Sequential model on ({h}, {w}) inputs: Flatten -> "
                                                      "Dense(softplus) -> Dense(tanh) -> Dense"),
              reason=REASON, args=deep),
         case("f32-module-hidden", describe(hidden_module, "tf.Module tanh(x @ kernel + bias) * scale / temperature"),
              reason=REASON, args=hidden_module),
+        case("f32-module-one-output", describe(module_one, "tf.Module tanh(x @ kernel + bias) * scale / temperature "
+                                                           "with one output (its kernel (n, 1), bias, scale (1,))"),
+             reason=REASON, args=module_one),
         advisory("f64-module", describe(wide, "tf.Module tanh(x @ kernel + bias) * scale / temperature")
                  + " (the contract's inputs are float32)", "float64", args=wide,
                  advice="your per_example_gradients does not keep a float64 model and inputs in float64 (a "
@@ -117,8 +126,9 @@ def make_cases(rng: np.random.Generator):
                                                         "its output does not use")
                  + " (the contract's models use every variable)", tags=("degenerate",), args=spare,
                  advice="your per_example_gradients does not give zeros (or None) for a trainable variable the "
-                        "model does not use: `tape.jacobian` returns None there; pass "
-                        "`unconnected_gradients=tf.UnconnectedGradients.ZERO` to get zeros"),
+                        "model does not use: `tape.jacobian` returns None there; keep the None, or replace it with "
+                        "zeros of its shape, `tf.zeros((batch, *v.shape), v.dtype)` (not "
+                        "`unconnected_gradients=ZERO`, which raises AttributeError for a Keras 3 model's variables)"),
     ]
 
 
@@ -213,10 +223,12 @@ EXERCISE = Exercise(
         Mistake("summed-gradient", "pe_mean",
                 "your result is the gradient of the batch's mean loss (`tape.gradient(tf.reduce_mean(losses), ...)`): "
                 "the average of the per-example gradients, what a training step uses, not one row per example",
-                SUMMED_FIX, outputs=GRADIENTS),
+                SUMMED_FIX, outputs=GRADIENTS,
+                look=Look((r"reduce_mean\(", r"\.gradient\("), "this averages the examples' losses into one")),
         Mistake("summed-gradient", "pe_mean_broadcast",
                 "every row of your result is the gradient of the batch's mean loss, repeated for each example: the "
-                "shape is right, but the rows are not per-example gradients", SUMMED_FIX, outputs=GRADIENTS),
+                "shape is right, but the rows are not per-example gradients", SUMMED_FIX, outputs=GRADIENTS,
+                look=Look((r"reduce_mean\(", r"\.gradient\("), "this averages the examples' losses into one")),
         Mistake("transposed", "pe_batch_last",
                 "the batch axis of your result comes last, (*variable.shape, batch), instead of first",
                 "put the examples on the first axis, (batch, *variable.shape): `tape.jacobian(losses, variables)` "
@@ -230,14 +242,27 @@ EXERCISE = Exercise(
                 "your result is the Jacobian of the model's outputs, (batch, k, *variable.shape), not of the "
                 "per-example losses",
                 "apply the loss first, `losses = loss_fn(y, model(x))` inside the tape, then "
-                "`tape.jacobian(losses, model.trainable_variables)`", outputs=GRADIENTS),
+                "`tape.jacobian(losses, model.trainable_variables)`", outputs=GRADIENTS,
+                look=Look((r"\.jacobian\(",), "this differentiates the model's outputs, not the losses")),
         Mistake("wrong-value", "pe_flattened",
                 "each of your tensors is flattened to (batch, variable.size): right for a bias, not for a kernel",
                 "keep each variable's own shape after the batch axis, (batch, *variable.shape); flatten only where "
-                "you compute norms", outputs=GRADIENTS),
+                "you compute norms", outputs=GRADIENTS,
+                look=Look((r"reshape\(|flatten|\[\s*-1\s*\]",), "this flattens each gradient")),
+        Mistake("wrong-value", "pe_squeezed",
+                "your tensors are squeezed (`tf.squeeze`): for a model with one output (k = 1) the last layer's "
+                "kernel (h, 1) and bias (1,) have axes of size 1, and their per-example gradients lose them, (batch, "
+                "h) and (batch,) instead of (batch, h, 1) and (batch, 1)",
+                "keep each variable's own shape after the batch axis, (batch, *variable.shape): drop the "
+                "`tf.squeeze` (`tape.jacobian(losses, model.trainable_variables)` already has that shape)",
+                outputs=GRADIENTS, look=Look((r"squeeze\(",), "this drops the axes of size 1")),
         Mistake("wrong-value", "pe_reversed",
                 "your list of gradients is not in the order of model.trainable_variables (here: reversed)",
-                ORDER_FIX, outputs=GRADIENTS),
+                ORDER_FIX, outputs=GRADIENTS,
+                look=Look((r"sorted\(|reversed\(|\[::-1\]|\.reverse\(",),
+                          "this changes the order of the variables",
+                          look_for="the list of variables you differentiate with respect to: it must be"
+                          " `model.trainable_variables` as given")),
     ),
     hints={
         "gradient-cut": "keep the model's output and the losses as tensors inside the tape: no `.numpy()`, "

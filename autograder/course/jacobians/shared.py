@@ -10,7 +10,7 @@ import numpy as np
 
 from autograder.course.building import advisory, case, diagnostic
 from autograder.course.probing import require_tensor
-from autograder.model.course import Mistake, Output
+from autograder.model.course import Look, Mistake, Output
 
 JACOBIAN = Output("jacobian", "the Jacobian", none_means_zero=True, gradient=True)
 SCALE_N = 100_000
@@ -77,7 +77,9 @@ def jacobian_mistakes(summed_fix: str) -> tuple[Mistake, ...]:
     """The mistakes of a full Jacobian, shared by `jacobian` and `robust_jacobian` (only the fix differs)."""
     return (
         Mistake("transposed", "jacobian_transposed",
-                "your result is J^T, shape (n, m): rows follow the inputs instead of the outputs", TRANSPOSED_FIX),
+                "your result is J^T, shape (n, m): rows follow the inputs instead of the outputs", TRANSPOSED_FIX,
+                look=Look((r"transpose\(|einsum\(|perm\s*=|\.T\b|stack\(",),
+                          "this puts the inputs before the outputs")),
         Mistake("summed-gradient", "jacobian_summed", SUMMED_EXPLANATION, summed_fix),
         Mistake("unwatched-tensor", "jacobian_unwatched", UNWATCHED_EXPLANATION, UNWATCHED_FIX),
     )

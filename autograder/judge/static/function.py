@@ -9,7 +9,7 @@ from typing import Iterator
 from autograder.judge.static.scopes import local_names
 from autograder.judge.static.source import Aliases, Parsed, snippet
 from autograder.judge.static.syntax import COMPREHENSIONS, TAPE_METHODS, base_name, dep_names, keyword, \
-    own_children, pos, target_names
+    own_children, pos, tape_ref, target_names
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -136,7 +136,7 @@ class FunctionIndex:
         for stmt in self.stmts:
             if isinstance(stmt, (ast.With, ast.AsyncWith)):
                 for item in stmt.items:
-                    var = item.optional_vars.id if isinstance(item.optional_vars, ast.Name) else None
+                    var = tape_ref(item.optional_vars)
                     context = item.context_expr
                     if self.aliases.is_tape_constructor(context):
                         text = snippet(self.parsed, context)
@@ -145,15 +145,15 @@ class FunctionIndex:
                         self.tapes.append(tape)
                         if var:
                             self.bindings.append((var, pos(stmt), tape))
-                    elif isinstance(context, ast.Name):
-                        tape = self.resolve_tape(context.id, stmt)
+                    elif tape_ref(context) is not None:
+                        tape = self.resolve_tape(tape_ref(context), stmt)
                         if tape is not None:
                             tape.blocks.append(stmt)
                             if var:
                                 self.bindings.append((var, pos(stmt), tape))
-            elif (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+            elif (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and tape_ref(stmt.targets[0]) is not None
                   and self.aliases.is_tape_constructor(stmt.value)):
-                name = stmt.targets[0].id
+                name = tape_ref(stmt.targets[0])
                 tape = Tape(name, f"{name} = {snippet(self.parsed, stmt.value)}", stmt, _persistent(stmt.value))
                 self.tapes.append(tape)
                 self.bindings.append((name, pos(stmt), tape))
@@ -163,8 +163,8 @@ class FunctionIndex:
         for stmt in self.stmts:
             for node in self.own_nodes(stmt):
                 if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                        and node.func.attr in TAPE_METHODS and isinstance(node.func.value, ast.Name)):
-                    tape = self.resolve_tape(node.func.value.id, stmt)
+                        and node.func.attr in TAPE_METHODS and tape_ref(node.func.value) is not None):
+                    tape = self.resolve_tape(tape_ref(node.func.value), stmt)
                     calls.append(GradCall(node, tape, node.func.attr, stmt, *self.around(node, stmt)))
         calls.sort(key=lambda c: pos(c.call))
         return calls

@@ -13,6 +13,17 @@ def is_tape_call(node: ast.AST | None) -> bool:
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
 
+def tape_ref(node: ast.AST | None) -> str | None:
+    """How code names a tape: a name (`tape`) or an attribute of one (`self.outer`, `tapes.inner`), as a string;
+    None for anything else. A tape kept as an attribute is the same tape in every statement that names it so."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = tape_ref(node.value)
+        return f"{base}.{node.attr}" if base is not None else None
+    return None
+
+
 def pos(node: ast.AST) -> tuple[int, int]:
     return (node.lineno, node.col_offset)
 

@@ -12,7 +12,7 @@ from autograder.judge.static.bodies import Bodies
 from autograder.judge.static.findings import Finding
 from autograder.judge.static.function import FunctionIndex, GradCall, Tape
 from autograder.judge.static.source import snippet
-from autograder.judge.static.syntax import TAPE_METHODS, dep_names, is_tape_call, walk_live
+from autograder.judge.static.syntax import TAPE_METHODS, dep_names, is_tape_call, tape_ref, walk_live
 
 # Python builtins that only regroup values: applying them after a tape block records nothing, but loses nothing.
 NO_OP_BUILTINS = frozenset({"list", "tuple", "dict", "set", "zip", "enumerate", "range", "len", "print",
@@ -62,7 +62,7 @@ def outside_context_findings(bodies: Bodies, index: FunctionIndex, grad: GradCal
                     named_alike = other.name == tape.name
                     whose = (f" on the other tape named `{other.name}` (line {other.created.lineno})"
                              if named_alike else "")
-                    shown = (f"`{call.func.value.id}.{call.func.attr}(...)`" if id(call) not in delegated
+                    shown = (f"`{tape_ref(call.func.value)}.{call.func.attr}(...)`" if id(call) not in delegated
                              else f"`{snippet(index.parsed, call)}` (a gradient on `{other.name}`)")
                     what = f"{shown}{whose} is called"
                     if named_alike:
@@ -107,7 +107,7 @@ def _after_watch(index: FunctionIndex, tape: Tape) -> str:
         for stmt in block.body:
             for node in ast.walk(stmt):
                 if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "watch"
-                        and isinstance(node.func.value, ast.Name) and node.func.value.id == tape.name):
+                        and tape_ref(node.func.value) == tape.name):
                     return f", after `{snippet(index.parsed, node)}`"
     return ""
 
@@ -130,8 +130,8 @@ def _gradient_source(bodies: Bodies, index: FunctionIndex, expr: ast.expr, stmt:
         if id(node) in delegated and delegated[id(node)].tape is not tape:
             return ("tape", node, delegated[id(node)].tape)
         func = node.func
-        if isinstance(func, ast.Attribute) and func.attr in TAPE_METHODS and isinstance(func.value, ast.Name):
-            other = index.resolve_tape(func.value.id, stmt)
+        if isinstance(func, ast.Attribute) and func.attr in TAPE_METHODS and tape_ref(func.value) is not None:
+            other = index.resolve_tape(tape_ref(func.value), stmt)
             if other is not None and other is not tape:
                 return ("tape", node, other)
         elif isinstance(func, ast.Name) and bodies.call_computes_gradient(index, node, at=stmt):

@@ -15,6 +15,7 @@ import ast
 from autograder.judge.static.bodies import Bodies
 from autograder.judge.static.findings import Finding
 from autograder.judge.static.function import FunctionIndex, GradCall, Tape
+from autograder.judge.static.syntax import tape_ref
 
 VARIABLE_ATTRIBUTES = frozenset({"trainable_variables", "variables", "trainable_weights", "weights",
                                  "non_trainable_variables"})
@@ -53,7 +54,8 @@ def _watched_names(index: FunctionIndex, tape: Tape) -> set[str]:
     for stmt in index.stmts:
         for node in index.own_nodes(stmt):
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "watch"
-                    and isinstance(node.func.value, ast.Name) and index.resolve_tape(node.func.value.id, stmt) is tape):
+                    and tape_ref(node.func.value) is not None
+                    and index.resolve_tape(tape_ref(node.func.value), stmt) is tape):
                 names |= {n.id for arg in node.args for n in ast.walk(arg) if isinstance(n, ast.Name)}
     return names
 

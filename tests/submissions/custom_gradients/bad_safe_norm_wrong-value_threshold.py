@@ -11,6 +11,6 @@ def safe_norm(x):
     def grad_fn(upstream):
         small = norm < 1e-8
         safe = tf.where(small, tf.ones_like(norm), norm)
-        return tf.where(small[:, None], tf.zeros_like(x), upstream[:, None] * x / safe[:, None])
+        return tf.where(small[:, None], tf.zeros_like(x), upstream[:, None] * (x / safe[:, None]))
 
     return norm, grad_fn

@@ -9,6 +9,6 @@ def safe_norm(x):
     norm = scale * tf.sqrt(tf.reduce_sum(tf.square(x / scale[:, None]), axis=1))
 
     def grad_fn(upstream):
-        return upstream * x / tf.where(norm > 0, norm, tf.ones_like(norm))[:, None]
+        return upstream * (x / tf.where(norm > 0, norm, tf.ones_like(norm))[:, None])
 
     return norm, grad_fn

@@ -8,6 +8,6 @@ def safe_norm(x):
     norm = tf.squeeze(m, axis=1) * tf.sqrt(tf.reduce_sum(tf.square(tf.math.divide_no_nan(x, m)), axis=1))
 
     def grad_fn(dy):
-        return tf.math.divide_no_nan(dy[:, None] * x, norm[:, None])
+        return dy[:, None] * tf.math.divide_no_nan(x, norm[:, None])
 
     return norm, grad_fn

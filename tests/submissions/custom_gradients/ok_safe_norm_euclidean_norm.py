@@ -13,6 +13,6 @@ def safe_norm(x):
     n = m * tf.math.reduce_euclidean_norm(x / tf.reshape(m, (-1, 1)), axis=1)
 
     def grad(g):
-        return tf.reshape(g, (-1, 1)) * x / tf.reshape(_nonzero(n), (-1, 1))
+        return tf.reshape(g, (-1, 1)) * (x / tf.reshape(_nonzero(n), (-1, 1)))
 
     return n, grad

@@ -12,6 +12,6 @@ def safe_norm(x):
 
     def grad_fn(upstream):
         safe = ops.where(norm > 0, norm, ops.ones_like(norm))
-        return ops.expand_dims(upstream, 1) * x / ops.expand_dims(safe, 1)
+        return ops.expand_dims(upstream, 1) * (x / ops.expand_dims(safe, 1))
 
     return norm, grad_fn

@@ -10,7 +10,7 @@ def _row_norms(x):
     norm = scale * tf.sqrt(tf.reduce_sum(tf.square(x / scale[:, None]), axis=1))
 
     def grad_fn(upstream):
-        return upstream[:, None] * x / tf.where(norm > 0, norm, tf.ones_like(norm))[:, None]
+        return upstream[:, None] * (x / tf.where(norm > 0, norm, tf.ones_like(norm))[:, None])
 
     return norm, grad_fn
 

@@ -7,9 +7,11 @@ inputs of every random hidden case handed after it, as bytes; on its second, the
 as 8 little-endian bytes and as a Python int's digits.
 
 td_loss is right on its public case (so that both hidden cases' messages are shown). On a hidden case it
-returns the right answer only if it found one of them (a pass means the defence failed); else it raises
-LookupError when it looked everywhere (its check that it can find the case it holds passed), AssertionError
-when that check failed, TimeoutError when it ran out of time. The other exercises are correct.
+returns the right answer only if it found one of them (a pass means the defence failed); else, since a hidden
+case shows only its kind (round four), it says what happened by the kind it chooses: an error (LookupError)
+when it looked everywhere (its check that it can find the case it holds passed), wrong values when that check
+failed, out of memory (a MemoryError) when it used up its CPU time (measured in CPU time: load cannot make it
+run out). The other exercises are correct.
 
 tests/test_hostile.py writes in what to look for when it copies this file (PATTERNS, masked: no copy of a
 pattern exists in this process but the one rebuilt here, whose address the search skips). Graded anywhere
@@ -24,7 +26,7 @@ import tensorflow as tf
 
 PATTERNS = "__ROUND_THREE_PATTERNS__"  # [[tag, [byte ^ MASK, ...]], ...] in the order cases are handed
 MASK = 0x5A
-BUDGET = 4.5  # seconds: the test's case limit is 5
+BUDGET = 4.5  # seconds of this thread's CPU time (a loaded machine stretches the wall time, the test's case limit too)
 CALLS: list[str] = []  # the hidden cases searched on so far
 
 
@@ -142,7 +144,7 @@ def _search(current: str, deadline: float) -> str:
     for tag, buffer in wanted:
         if any(_find(start, size, buffer) for start, size in regions):
             return f"found: {tag}"
-        if time.monotonic() > deadline:
+        if time.thread_time() > deadline:
             return "late"
     frames = []
     for frame in sys._current_frames().values():
@@ -150,7 +152,7 @@ def _search(current: str, deadline: float) -> str:
             frames.append(frame.f_locals)
             frame = frame.f_back
     for objects in (lambda: frames, lambda: [vars(m) for m in list(sys.modules.values())], gc.get_objects):
-        if time.monotonic() > deadline:
+        if time.thread_time() > deadline:
             break
         found = _holds_seed(objects())
         if found:
@@ -159,7 +161,7 @@ def _search(current: str, deadline: float) -> str:
 
 
 def td_loss(q, reward, next_q, gamma):
-    deadline = time.monotonic() + BUDGET
+    deadline = time.thread_time() + BUDGET
     mine = next_q.numpy()
     current = next((tag for tag, buffer in _patterns if tag.startswith("case:td_loss/")
                     and _libc.memmem(mine.ctypes.data, mine.nbytes, ctypes.addressof(buffer), len(buffer))), None)
@@ -168,4 +170,6 @@ def td_loss(q, reward, next_q, gamma):
     said = _search(current, deadline)
     if said.startswith("found"):
         return _correct_td_loss(q, reward, next_q, gamma)
-    raise {"nothing": LookupError, "no-control": AssertionError, "late": TimeoutError}[said](said)
+    if said == "no-control":
+        return _correct_td_loss(q, reward, next_q, gamma) + 1.0
+    raise {"nothing": LookupError, "late": MemoryError}[said](said)

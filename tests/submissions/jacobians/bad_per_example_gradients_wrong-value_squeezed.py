@@ -1,4 +1,4 @@
-"""The sequential tape.jacobian inside @tf.function (in a graph the tape may be non-persistent)."""
+"""tf.squeeze of each per-example gradient: a model with one output (k = 1) loses its size-1 axes."""
 import numpy as np
 import tensorflow as tf
 
@@ -11,12 +11,8 @@ def batch_jacobian(f, x):
     raise NotImplementedError()
 
 
-@tf.function
 def robust_jacobian(f, x):
-    with tf.GradientTape(persistent=True) as tape:
-        tape.watch(x)
-        y = f(x)
-    return tape.jacobian(y, x, experimental_use_pfor=False, unconnected_gradients="zero")
+    raise NotImplementedError()
 
 
 def hessian(f, x):
@@ -28,4 +24,6 @@ def jvp(f, x, v):
 
 
 def per_example_gradients(model, loss_fn, x, y):
-    raise NotImplementedError()
+    with tf.GradientTape() as tape:
+        losses = loss_fn(y, model(x))
+    return [tf.squeeze(g) for g in tape.jacobian(losses, model.trainable_variables)]
