@@ -10,7 +10,7 @@ from autograder.course import ASSIGNMENT_IDS
 from autograder.report import formats
 
 DESCRIPTION = """\
-Grade TensorFlow autodiff notebooks (the kit's three assignments: custom_gradients, higher_order, jacobians)
+Grade TensorFlow autodiff notebooks (the kit's four assignments: custom_gradients, higher_order, jacobians, implicit)
 against the course's reference solutions. Each submission runs apart from the grader, is compared with the
 reference on fixed edge cases and random cases, gets partial credit, and is told which classic mistake it
 made, where in its code, and how to fix it."""

@@ -27,7 +27,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "submissions"
-ASSIGNMENTS = ("custom_gradients", "higher_order", "jacobians")
+ASSIGNMENTS = ("custom_gradients", "higher_order", "jacobians", "implicit")
 
 
 def grade(assignment: str, names: list[str], seed: int, jobs: int) -> dict[str, dict]:

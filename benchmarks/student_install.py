@@ -74,7 +74,7 @@ def run_all(venv: Path, work: Path) -> dict[str, str]:
            "TF_CPP_MIN_LOG_LEVEL": "3", "TF_ENABLE_ONEDNN_OPTS": "0"}
     os.environ["JUPYTER_PATH"] = env["JUPYTER_PATH"]  # where nbclient finds the kernel
     outcome = {}
-    for assignment in ("custom_gradients", "higher_order", "jacobians"):
+    for assignment in ("custom_gradients", "higher_order", "jacobians", "implicit"):
         notebook = nbformat.read(ROOT / "assignments" / assignment / f"{assignment}.ipynb", as_version=4)
         started = time.monotonic()
         try:

@@ -29,7 +29,7 @@ ROOT = HERE.parent
 ASSIGNMENTS = ROOT / "assignments"
 SUBMITTED = HERE / "submitted"
 STUB = "    # YOUR CODE HERE\n    raise NotImplementedError()"
-ASSIGNMENT_IDS = ("custom_gradients", "higher_order", "jacobians")
+ASSIGNMENT_IDS = ("custom_gradients", "higher_order", "jacobians", "implicit")
 
 # ============================================================================ the class
 #
@@ -1697,6 +1697,266 @@ STUDENTS["lina"] = {
 }
 
 # Cells other than solution cells that a student changed: {(student, assignment): {grade_id: [(old, new)]}}.
+# ---------------------------------------------------------------------------- implicit (the fourth notebook)
+# ada: right, as the notebook teaches it. bram: right in two, two slips (the adjoint solved with A; the fixed
+# point differentiated through its iterations). kwame: a slip in each.
+
+STUDENTS["ada"]["implicit"] = {
+    "root_solve": """
+        @tf.custom_gradient
+        def solve(theta):
+            x = x0
+            for _ in range(iters):
+                with tf.GradientTape() as tape:
+                    tape.watch(x)
+                    residual = F(x, theta)
+                x = x - residual / tape.gradient(residual, x)
+
+            def grad_fn(upstream):
+                with tf.GradientTape(persistent=True) as tape:
+                    tape.watch([x, theta])
+                    residual = F(x, theta)
+                dF_dx = tape.gradient(residual, x)
+                dF_dtheta = tape.gradient(residual, theta)
+                return -upstream * dF_dtheta / dF_dx  # the implicit function theorem, elementwise
+
+            return x, grad_fn
+
+        return solve(theta)
+    """,
+    "implicit_solve": """
+        @tf.custom_gradient
+        def solve(A, b):
+            x = solver(A, b)
+
+            def grad_fn(x_bar):
+                b_bar = solver(tf.transpose(A), x_bar)  # the adjoint system A^T b_bar = x_bar
+                return -tf.tensordot(b_bar, x, axes=0), b_bar
+
+            return x, grad_fn
+
+        return solve(A, b)
+    """,
+    "fixed_point": """
+        @tf.custom_gradient
+        def solve(theta):
+            x = x0
+            for _ in range(iters):
+                x = f(x, theta)
+
+            def grad_fn(g):
+                with tf.GradientTape(persistent=True) as tape:
+                    tape.watch([x, theta])
+                    fx = f(x, theta)
+                u = g
+                for _ in range(1000):  # u = g + J^T u
+                    u_next = g + tape.gradient(fx, x, output_gradients=u)
+                    converged = tf.norm(u_next - u) <= 1e-6 * tf.norm(u_next)
+                    u = u_next
+                    if converged:
+                        break
+                return tape.gradient(fx, theta, output_gradients=u)
+
+            return x, grad_fn
+
+        return solve(theta)
+    """,
+    "argmin_gradient": """
+        @tf.custom_gradient
+        def solve(theta):
+            w = inner_solver(theta)
+
+            def hvp(d):
+                with tf.GradientTape() as outer:
+                    outer.watch(w)
+                    with tf.GradientTape() as inner:
+                        inner.watch(w)
+                        value = g(w, theta)
+                    g_dot_d = tf.reduce_sum(inner.gradient(value, w) * d)
+                return outer.gradient(g_dot_d, w)
+
+            def grad_fn(w_bar):
+                v, r = tf.zeros_like(w_bar), w_bar
+                d, rr = r, tf.reduce_sum(r * r)
+                for _ in range(cg_iters):
+                    if rr == 0:
+                        break
+                    hd = hvp(d)
+                    a = rr / tf.reduce_sum(d * hd)
+                    v, r = v + a * d, r - a * hd
+                    rr_new = tf.reduce_sum(r * r)
+                    d = r + (rr_new / rr) * d
+                    rr = rr_new
+                with tf.GradientTape() as outer:
+                    outer.watch(theta)
+                    with tf.GradientTape() as inner:
+                        inner.watch(w)
+                        value = g(w, theta)
+                    grad_w = inner.gradient(value, w)
+                return -outer.gradient(grad_w, theta, output_gradients=v)
+
+            return w, grad_fn
+
+        return solve(theta)
+    """,
+}
+
+STUDENTS["bram"]["implicit"] = {
+    # right (converged Newton steps differentiated through: the same numbers; the advice says why not)
+    "root_solve": """
+        x = x0
+        for _ in range(iters):
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = F(x, theta)
+            x = x - y / tape.gradient(y, x)
+        return x
+    """,
+    # MISTAKE: the adjoint system solved with A, not its transpose (right for a symmetric A only)
+    "implicit_solve": """
+        @tf.custom_gradient
+        def solve(A, b):
+            x = solver(A, b)
+
+            def grad_fn(upstream):
+                grad_b = solver(A, upstream)
+                return -grad_b[:, None] * x[None, :], grad_b
+
+            return x, grad_fn
+
+        return solve(A, b)
+    """,
+    # MISTAKE: the iterations differentiated by TensorFlow (unrolled): wrong after few iterations
+    "fixed_point": """
+        x = x0
+        for _ in range(iters):
+            x = f(x, theta)
+        return x
+    """,
+    # right: forward-over-backward products, CG in a tf.while_loop
+    "argmin_gradient": """
+        @tf.custom_gradient
+        def solve(theta):
+            w = inner_solver(theta)
+
+            def hvp(d):
+                with tf.autodiff.ForwardAccumulator(w, d) as acc:
+                    with tf.GradientTape() as tape:
+                        tape.watch(w)
+                        value = g(w, theta)
+                    grad = tape.gradient(value, w)
+                return acc.jvp(grad)
+
+            def grad_fn(w_bar):
+                def step(k, v, r, d, rr):
+                    hd = hvp(d)
+                    a = rr / tf.reduce_sum(d * hd)
+                    v, r = v + a * d, r - a * hd
+                    rr_new = tf.reduce_sum(r * r)
+                    return k + 1, v, r, r + (rr_new / rr) * d, rr_new
+
+                start = (0, tf.zeros_like(w_bar), w_bar, w_bar, tf.reduce_sum(w_bar * w_bar))
+                v = tf.while_loop(lambda k, v, r, d, rr: (k < cg_iters) & (rr > 0), step, start)[1]
+                with tf.GradientTape() as outer:
+                    outer.watch(theta)
+                    with tf.GradientTape() as inner:
+                        inner.watch(w)
+                        value = g(w, theta)
+                    grad_w = inner.gradient(value, w)
+                return -outer.gradient(grad_w, theta, output_gradients=v)
+
+            return w, grad_fn
+
+        return solve(theta)
+    """,
+}
+
+STUDENTS["kwame"]["implicit"] = {
+    # MISTAKE: the minus of the theorem dropped
+    "root_solve": """
+        @tf.custom_gradient
+        def solve(theta):
+            x = x0
+            for _ in range(iters):
+                with tf.GradientTape() as tape:
+                    tape.watch(x)
+                    y = F(x, theta)
+                x = x - y / tape.gradient(y, x)
+
+            def grad_fn(upstream):
+                with tf.GradientTape(persistent=True) as tape:
+                    tape.watch([x, theta])
+                    y = F(x, theta)
+                return upstream * tape.gradient(y, theta) / tape.gradient(y, x)
+
+            return x, grad_fn
+
+        return solve(theta)
+    """,
+    # MISTAKE: the solver's result returned as it is: no gradient reaches A and b
+    "implicit_solve": """
+        return solver(A, b)
+    """,
+    # MISTAKE: (df/dtheta)^T g, the adjoint iteration left out
+    "fixed_point": """
+        @tf.custom_gradient
+        def solve(theta):
+            x = x0
+            for _ in range(iters):
+                x = f(x, theta)
+
+            def grad_fn(g):
+                with tf.GradientTape() as tape:
+                    tape.watch(theta)
+                    fx = f(x, theta)
+                return tape.gradient(fx, theta, output_gradients=g)
+
+            return x, grad_fn
+
+        return solve(theta)
+    """,
+    # MISTAKE: CG on H v = 1 instead of H v = w_bar
+    "argmin_gradient": """
+        @tf.custom_gradient
+        def solve(theta):
+            w = inner_solver(theta)
+
+            def hvp(d):
+                with tf.GradientTape() as outer:
+                    outer.watch(w)
+                    with tf.GradientTape() as inner:
+                        inner.watch(w)
+                        value = g(w, theta)
+                    g_dot_d = tf.reduce_sum(inner.gradient(value, w) * d)
+                return outer.gradient(g_dot_d, w)
+
+            def grad_fn(w_bar):
+                ones = tf.ones_like(w_bar)
+                v, r = tf.zeros_like(ones), ones
+                d, rr = r, tf.reduce_sum(r * r)
+                for _ in range(cg_iters):
+                    if rr == 0:
+                        break
+                    hd = hvp(d)
+                    a = rr / tf.reduce_sum(d * hd)
+                    v, r = v + a * d, r - a * hd
+                    rr_new = tf.reduce_sum(r * r)
+                    d = r + (rr_new / rr) * d
+                    rr = rr_new
+                with tf.GradientTape() as outer:
+                    outer.watch(theta)
+                    with tf.GradientTape() as inner:
+                        inner.watch(w)
+                        value = g(w, theta)
+                    grad_w = inner.gradient(value, w)
+                return -outer.gradient(grad_w, theta, output_gradients=v)
+
+            return w, grad_fn
+
+        return solve(theta)
+    """,
+}
+
 # ines played with the Taylor-test demo and left it broken: h now has 3 entries for a 2-vector x, so
 # `f(x + h)` raises InvalidArgumentError when the cell runs.
 DEMO_EDITS: dict[tuple[str, str], dict[str, list[tuple[str, str]]]] = {

@@ -49,7 +49,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 GOLDEN = ROOT / "tests" / "fixtures" / "example_class_seed1.json"
 CORPUS = ROOT / "tests" / "submissions"
-ASSIGNMENTS = ("custom_gradients", "higher_order", "jacobians")
+ASSIGNMENTS = ("custom_gradients", "higher_order", "jacobians", "implicit")
 QUIET = {"TF_CPP_MIN_LOG_LEVEL": "3", "TF_ENABLE_ONEDNN_OPTS": "0", "PYTHONWARNINGS": "ignore"}
 
 

@@ -30,7 +30,7 @@ from autograder.model.results import CaseReport, Explanation, ExerciseResult, St
 from autograder.report import formats
 
 ROOT = Path(__file__).resolve().parents[1]
-ASSIGNMENT_IDS = ("custom_gradients", "higher_order", "jacobians")
+ASSIGNMENT_IDS = ("custom_gradients", "higher_order", "jacobians", "implicit")
 BIN = Path(sys.executable).parent
 
 

@@ -153,7 +153,7 @@ def test_the_example_class_over_the_cluster_gives_the_local_json(shared_cluster)
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     # The references ran on the workers (the client's cache was empty), once per assignment.
-    assert "29 submission runs and 3 references to send" in done.stderr, done.stderr[-2000:]
+    assert "32 submission runs and 4 references to send" in done.stderr, done.stderr[-2000:]
     assert_golden(json.loads(done.stdout), sorted(GOLDEN))
     from distributed import Client
 

@@ -106,6 +106,16 @@ EXPECTED: dict[tuple[str, str], dict[str, tuple[str, set[str]]]] = {
         "jvp": ("partial", {"materialized-jacobian"}),  # full Jacobian: out of memory at n = 100,000
         "per_example_gradients": ("failed", {"summed-gradient"}),  # tape.gradient of the loss vector
     },
+    ("bram", "implicit"): {
+        "implicit_solve": ("partial", {"adjoint-not-transposed"}),  # right for the symmetric A only
+        "fixed_point": ("partial", {"unrolled-solver"}),  # right where x is near the fixed point
+    },
+    ("kwame", "implicit"): {
+        "root_solve": ("failed", {"sign-error"}),
+        "implicit_solve": ("failed", {"no-gradient"}),  # the solver's result returned as it is
+        "fixed_point": ("failed", {"one-step-gradient"}),
+        "argmin_gradient": ("failed", {"ignores-upstream"}),
+    },
     ("lina", "higher_order"): {"derivatives": ("error", {"non-persistent-tape"}),
                                "newton_cg_step": ("partial", {"non-persistent-tape"})},  # from the second step
     ("lina", "jacobians"): {
@@ -154,12 +164,12 @@ def results(raw) -> dict[tuple[str, str], dict]:
 
 def test_layout_is_nbgrader_submitted_student_assignment():
     paths = notebooks()
-    assert 26 <= len(paths) <= 30
+    assert 29 <= len(paths) <= 34
     assert {student for student, _ in map(key, paths)} == set(STUDENTS)
     for path in paths:
         student, assignment = key(path)
         assert path.name == f"{assignment}.ipynb"
-        assert assignment in ("custom_gradients", "higher_order", "jacobians")
+        assert assignment in ("custom_gradients", "higher_order", "jacobians", "implicit")
 
 
 def test_notebooks_are_what_make_class_writes():
@@ -228,7 +238,7 @@ def test_syntax_error_is_explained(results):
 
 def test_default_command_prints_the_class_table(raw):
     """The README's main command on the example class; it takes the grades `raw` kept (the same class, seed and
-    cache) instead of grading the 29 notebooks a second time, and prints what it printed then."""
+    cache) instead of grading the class a second time, and prints what it printed then."""
     done = run_autograder("grade", "--seed", "1", "--reuse-results")
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.lstrip().startswith("Class results"), done.stdout[:600]  # the table first, no feedback

@@ -90,7 +90,8 @@ def readme_run(clone, first_click) -> dict:
 def test_formgrader_knows_the_class_before_the_first_autograde_and_its_buttons_grade(clone, first_click, readme_run):
     course, _ = clone
     assert first_click["page"].endswith("/formgrader/manage_assignments")
-    assert {a["name"] for a in first_click["assignments"]} >= {"custom_gradients", "higher_order", "jacobians"}
+    assert {a["name"] for a in first_click["assignments"]} >= {"custom_gradients", "higher_order", "jacobians",
+                                                               "implicit"}
     submitted = {s["student"] for s in first_click["submissions"]}
     assert submitted == {p.parent.parent.name for p in (ROOT / "examples" / "submitted").glob(f"*/{ASSIGNMENT}/*.ipynb")}
     assert sorted(s["id"] for s in first_click["students"]) == EXAMPLE_STUDENTS  # known before any autograde
@@ -170,7 +171,7 @@ def test_course_init_lays_out_a_course_where_nbgraders_round_trip_grades_as_the_
     assert "nbgrader autograde custom_gradients" in own_course["init"].stdout  # it says what to type next
     [collected] = [p for p in (course / "submitted").iterdir() if p.is_dir()]  # the student who submitted
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
-        assert {a.name for a in gradebook.assignments} == {"custom_gradients", "higher_order", "jacobians"}
+        assert {a.name for a in gradebook.assignments} == {"custom_gradients", "higher_order", "jacobians", "implicit"}
         notebook = gradebook.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, collected.name)
         assert notebook.score == pytest.approx(own_course["cli"]["bram"]["score"], abs=1e-3)
     assert (course / "feedback" / collected.name / ASSIGNMENT / f"{ASSIGNMENT}.html").is_file()

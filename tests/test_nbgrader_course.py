@@ -66,7 +66,7 @@ def submissions(course: Path) -> list[tuple[str, str]]:
 
 
 def test_nbgrader_records_the_clis_points_for_every_exercise_of_every_submission(course, cli_results):
-    assert len(cli_results) == len(submissions(course)) == 30
+    assert len(cli_results) == len(submissions(course)) == 33  # the 32 of examples/submitted and zoe
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         for student, assignment in submissions(course):
             notebook = gradebook.find_submission_notebook(assignment, assignment, student)

@@ -200,6 +200,9 @@ CONTRACT = {  # ../shared/CURRICULUM.md, written out so that a change on either 
     "jacobians": {"jacobian": ["f", "x"], "batch_jacobian": ["f", "x"], "robust_jacobian": ["f", "x"],
                   "hessian": ["f", "x"], "jvp": ["f", "x", "v"],
                   "per_example_gradients": ["model", "loss_fn", "x", "y"]},
+    "implicit": {"root_solve": ["F", "theta", "x0", "iters"], "implicit_solve": ["solver", "A", "b"],
+                 "fixed_point": ["f", "theta", "x0", "iters"],
+                 "argmin_gradient": ["g", "inner_solver", "theta", "cg_iters"]},
 }
 
 
@@ -217,20 +220,22 @@ def test_every_contract_exercise_is_defined_with_its_exact_signature(assignment)
 
 def test_every_notebook_shows_the_same_course_map_and_marks_itself():
     """Issue 23: the map of the course (order, what each notebook adds, exercises) is in every notebook, the
-    same table in each, and each names its own row "(this one)"."""
+    same table in each, and each names its own row "(this one)"; issue 30: four rows, implicit after higher_order."""
     tables = {}
     for assignment in ASSIGNMENT_IDS:
         first = nbformat.read(ROOT / "solutions" / assignment / f"{assignment}.ipynb", as_version=4).cells[0].source
         assert "### The course at a glance" in first, assignment
-        rows = [line for line in first.splitlines() if line.startswith("| 1 |") or line.startswith("| 2 |")
-                or line.startswith("| 3 |")]
-        assert len(rows) == 3, assignment
+        rows = [line for line in first.splitlines() if line.startswith(("| 1 |", "| 2 |", "| 3 |", "| 4 |"))]
+        assert len(rows) == 4, assignment
+        assert "Four notebooks, best done in this order" in first, assignment
         (own,) = [row for row in rows if "(this one)" in row]
         assert f"`{assignment}` (this one)" in own
         tables[assignment] = [row.replace(" (this one)", "") for row in rows]
         for exercise in assignment_by_id(assignment).exercises:  # the map lists every exercise of its notebook
             assert f"`{exercise.id}`" in own, (assignment, exercise.id)
     assert len({tuple(rows) for rows in tables.values()}) == 1, tables
+    order = [row.split("`")[1] for row in tables["implicit"]]
+    assert order == ["custom_gradients", "jacobians", "higher_order", "implicit"], order
 
 
 def test_what_the_teaching_text_quotes_is_what_its_demos_print(executed_solution):

@@ -9,6 +9,8 @@ def test_the_grader_knows_exactly_the_contract_pitfalls():
         "tape-outside-context", "unwatched-tensor", "gradient-cut", "non-persistent-tape", "unstable-gradient",
         "unstable-value", "nan-at-zero", "ignores-upstream", "no-custom-gradient", "missing-stop-gradient", "clips-value",
         "no-gradient", "not-recomputed", "swapped-interpolation", "wrong-norm-axis", "full-jacobian", "transposed", "summed-gradient",
-        "pfor-unsupported", "materialized-hessian", "materialized-jacobian", "per-example-loop", "watched-keras-variable", "not-implemented", "wrong-value",
+        "pfor-unsupported", "materialized-hessian", "materialized-jacobian", "per-example-loop",
+        "unrolled-solver", "one-step-gradient", "adjoint-not-transposed", "sign-error", "watched-keras-variable",
+        "not-implemented", "wrong-value",
     }
     assert set(PITFALLS) == contract

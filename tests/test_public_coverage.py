@@ -69,3 +69,24 @@ def test_one_cg_step_more_or_fewer_gives_clearly_other_numbers_on_every_graded_c
                 assert ratio <= 1, (case.id, mistake.implementation, ratio)
             else:
                 assert ratio >= 10, (case.id, mistake.implementation, ratio)
+
+
+@pytest.mark.parametrize("reference", [("implicit", seed) for seed in SEEDS], indirect=True, ids=str)
+def test_the_unrolled_fixed_point_gradient_differs_after_few_iterations_and_agrees_near_the_fixed_point(reference):
+    """fixed_point's contract line: "Graded cases include few iterations, where the returned x is not yet the fixed
+    point and the gradient through the iterations differs from the implicit one" (ten times the tolerance at
+    least); with many iterations (50 or more) the two agree, so that the cases tell exactly that mistake."""
+    exercise = reference.assignment.exercise("fixed_point")
+    k = next(k for k, mistake in enumerate(exercise.mistakes) if mistake.pitfall == "unrolled-solver")
+    cases = reference.cases[exercise.id]
+    for i, case in enumerate(cases):
+        if not case.graded or case.has("scale"):
+            continue
+        expected = reference.outcome(exercise.id, i).outputs["gradient"]
+        obtained = reference.outcome(exercise.id, i, f"mistake:{k}").outputs["gradient"]
+        rtol, atol = tolerance_for(expected.array, *exercise.tolerance(case))
+        ratio = np.max(np.abs(obtained.array - expected.array) / (atol + rtol * np.abs(expected.array)))
+        if case.args["iters"] <= 6:
+            assert ratio >= 10, (case.id, ratio)
+        else:
+            assert case.args["iters"] >= 50 and ratio <= 1, (case.id, ratio)

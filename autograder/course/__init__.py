@@ -1,7 +1,7 @@
 """The course: its assignments in the contract's order, each exercise described in a module of its own.
 
-Each assignment is a package (``custom_gradients``, ``higher_order``, ``jacobians``) with one module per
-exercise: its cases (built from a seed with NumPy), its probe (run in the child, with TensorFlow) and the
+Each assignment is a package (``custom_gradients``, ``higher_order``, ``jacobians``, ``implicit``) with one
+module per exercise: its cases (built from a seed with NumPy), its probe (run in the child, with TensorFlow) and the
 descriptions of its mistake models. The mistake models' code, and the correct helpers some of them need,
 live apart in the assignment's ``mistakes`` module: trusted code that only reference children import,
 never a student's (``autograder.run.child_modules`` lists what a student's child holds).
@@ -15,7 +15,7 @@ from functools import cache
 
 from autograder.model.course import Assignment, Exercise
 
-ASSIGNMENT_IDS = ("custom_gradients", "higher_order", "jacobians")
+ASSIGNMENT_IDS = ("custom_gradients", "higher_order", "jacobians", "implicit")
 
 
 class UnknownAssignment(KeyError):

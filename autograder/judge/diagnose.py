@@ -181,7 +181,9 @@ def out_of_reach_at_scale(d: Diagnosis) -> None:
     """2. Right for small inputs, out of time or memory at n = 100,000: a materialised matrix."""
     exercise = d.evidence.exercise
     scale = [v for v in d.verdicts if v.case.has("scale")]
-    if exercise.materialized_pitfall and scale and all(v.kind in STOPPED or out_of_memory(d, v) for v in scale) \
+    stopped = [v for v in scale if v.kind in STOPPED or out_of_memory(d, v)]
+    # a scale case not run because an earlier one stopped the process says nothing against it
+    if exercise.materialized_pitfall and stopped and all(v in stopped or v.kind == Verdict.NOT_RUN for v in scale) \
             and any(v.passed for v in d.verdicts if not v.case.has("scale")):
         d.name(exercise.materialized_pitfall)
 
@@ -341,7 +343,7 @@ def learning_goal_missed(d: Diagnosis) -> None:
     """8. The exercise is about writing the gradient with @tf.custom_gradient, and the source has none."""
     static = d.evidence.static
     if d.evidence.exercise.requires_custom_gradient and static is not None and getattr(static, "defined", False) \
-            and not static.uses_custom_gradient:
+            and not static.uses_custom_gradient and "no-gradient" not in d.found:  # that one says it already
         d.name("no-custom-gradient")
 
 

@@ -98,9 +98,12 @@ CATALOGUE = {p.id: p for p in (
             look=Look(("@value",), "this changes the forward value", look_for="the value your function returns: "
                  "it must be `x` itself (`tf.identity(x)`)")),
     Pitfall("no-gradient",
-            "an op with no gradient (plain `tf.round`) is used where a straight-through gradient is asked for",
-            "pass the upstream gradient through: `x + tf.stop_gradient(tf.round(x) - x)` or a "
-            "`@tf.custom_gradient` whose grad_fn returns `upstream`",
+            "an op with no gradient (plain `tf.round`) is used where a straight-through gradient is asked for, or a "
+            "solver's result (a solver outside TensorFlow, such as `tf.numpy_function`) is returned with no custom "
+            "gradient where an implicit one is asked for: the gradient is None",
+            "give the result a gradient: for rounding, pass the upstream gradient through (`x + "
+            "tf.stop_gradient(tf.round(x) - x)`); for a solver, return its result from a `@tf.custom_gradient` "
+            "function whose grad_fn computes the implicit gradient",
             look=Look((r"round\(|\.cast\(",), look_for="the `tf.round` (or integer cast) on the path from `x`: "
                  "it has no gradient by itself")),
     Pitfall("not-recomputed",
@@ -175,6 +178,28 @@ CATALOGUE = {p.id: p for p in (
             "`tf.vectorized_map`",
             look=Look((r"\bfor\b|map_fn\(",), "the model runs once per example here",
                  look_for="the loop (or `tf.map_fn`) that calls the model on one example at a time")),
+    Pitfall("unrolled-solver",
+            "the gradient is taken through the solver's iterations (the tape records the loop) where the implicit "
+            "gradient is asked for: before the iterations converge that is the gradient of an unconverged iterate, "
+            "not the implicit one, and the tape keeps every iteration in memory",
+            "run the iterations inside a `@tf.custom_gradient` function (its forward pass is not recorded) and "
+            "return the implicit function theorem's gradient at the returned solution from its grad_fn"),
+    Pitfall("one-step-gradient",
+            "the inverse is left out of the implicit function theorem: a fixed point's gradient through its last "
+            "step only ((df/dθ)ᵀ g), or an argmin's with w̄ (or H w̄) where H⁻¹ w̄ is due; right only where df/dx is "
+            "0 or H is the identity",
+            "solve the adjoint system first (iterate u = g + (df/dx)ᵀ u; conjugate gradients on H v = w̄), then "
+            "apply the vector-Jacobian product with respect to theta to its solution"),
+    Pitfall("adjoint-not-transposed",
+            "the backward (adjoint) system is solved with A or df/dx where its transpose is due: right for a "
+            "symmetric A or df/dx, wrong otherwise",
+            "transpose: solve with `tf.transpose(A)`; take (df/dx)ᵀ u as a vector-Jacobian product, "
+            "`tape.gradient(fx, x, output_gradients=u)`, not as a Jacobian-vector product"),
+    Pitfall("sign-error",
+            "the minus sign of the implicit gradient is dropped: the numbers are exactly the negative of the "
+            "gradient",
+            "differentiate F(x(θ), θ) = 0 again: dx/dθ = -(∂F/∂x)⁻¹ ∂F/∂θ; for a root and an argmin the "
+            "gradient has that minus, for a fixed point x = f(x, θ) it is inside (I - df/dx) and cancels"),
     Pitfall("watched-keras-variable",
             "`tape.watch` is given a Keras 3 model's variables: they are not tf.Variables, so `watch` raises "
             "ValueError (\"Passed in object ... not tf.Tensor or tf.Variable\"), and they need no watching: a tape "

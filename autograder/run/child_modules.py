@@ -32,6 +32,11 @@ CHILD_MODULES = frozenset({
     "autograder.course.jacobians.jacobian", "autograder.course.jacobians.jvp",
     "autograder.course.jacobians.robust_jacobian", "autograder.course.jacobians.shared",
     "autograder.course.jacobians.models", "autograder.course.jacobians.per_example_gradients",
+    # the implicit assignment: its callables include the grader's given solvers (NumPy), which the exercises
+    # call, not what they ask for (the gradients)
+    "autograder.course.implicit", "autograder.course.implicit.argmin_gradient", "autograder.course.implicit.callables",
+    "autograder.course.implicit.fixed_point", "autograder.course.implicit.implicit_solve",
+    "autograder.course.implicit.root_solve", "autograder.course.implicit.shared",
 })
 
 # What a student's child must never hold, whatever is added to the list above.

@@ -27,11 +27,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 # ---- settings: edit these --------------------------------------------------------------------------
-KIT_ASSIGNMENT = "custom_gradients"  # the kit's assignment id: custom_gradients, higher_order or jacobians
+KIT_ASSIGNMENT = "custom_gradients"  # the kit's assignment id: custom_gradients, higher_order, jacobians or implicit
 NOTEBOOK = "custom_gradients.ipynb"  # the student's notebook, at the root of their repository
 COURSE_REPO = "https://github.com/YOUR-ORG/YOUR-COURSE.git"  # the kit and solutions/, when no course/ beside
 COURSE_REF = "main"
-MAX_POINTS = 12  # the assignment's points (6 exercises of 2): the score-0 result of a missing notebook
+MAX_POINTS = 12  # the assignment's points (6 exercises of 2; implicit: 4, 8): the score-0 result of a missing notebook
 # ------------------------------------------------------------------------------------------------------
 
 HERE = Path(__file__).resolve().parent

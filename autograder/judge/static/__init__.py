@@ -17,7 +17,8 @@ aliases, closure), ``scopes`` and ``syntax`` (Python's scoping, expression helpe
 body indexed), ``bodies`` (the indexes of one reading; which calls compute a gradient), ``delegated`` (gradient
 calls a helper, lambda or partial makes on a tape it is given or closes over), the checks ``cuts``,
 ``tape_context``, ``watching``, ``summing``, ``persistence``, ``per_example`` (the model called once per
-example), ``norm_axes`` (a gradient's norm over fixed axes),
+example), ``norm_axes`` (a gradient's norm over fixed axes), ``implicit`` (unrolled solvers, untransposed
+adjoints, where a custom gradient's grad_fn returns),
 ``norms`` (a row norm that divides by zero or squares unscaled) and ``paths`` (what the returned value is made
 of), and ``guard`` (crashes, strict mode). A finding that knows its cause carries its headline and fix; the
 report also lists the top-level functions the exercise calls (``reaches``: another exercise may be a cause).
@@ -35,6 +36,7 @@ from autograder.judge.static.cuts import cut_findings
 from autograder.judge.static.findings import Finding, FunctionReport, Reached, dedupe
 from autograder.judge.static.function import FunctionIndex
 from autograder.judge.static.guard import Guard, StaticCheckCrash, strict_by_default
+from autograder.judge.static.implicit import IMPLICIT_EXERCISES, implicit_findings
 from autograder.judge.static.norm_axes import norm_axis_findings
 from autograder.judge.static.paths import path_findings
 from autograder.judge.static.norms import norm_findings
@@ -86,6 +88,9 @@ def analyze(source: SubmissionSource, function_name: str, *, strict: bool | None
                                   partial(path_findings, bodies, bodies.index(target.node, target.parsed, None)), []))
     findings.extend(guard.run(f"norms in `{function_name}`",
                               lambda: norm_findings(submission, closure, flags["custom_gradient"]), []))
+    if function_name in IMPLICIT_EXERCISES:
+        findings.extend(guard.run(f"solvers and adjoints in `{function_name}`",
+                                  lambda: implicit_findings(submission, closure, function_name), []))
     return FunctionReport(
         name=function_name,
         defined=True,

@@ -60,6 +60,20 @@ def _watched_names(index: FunctionIndex, tape: Tape) -> set[str]:
     return names
 
 
+def _a_parameter(index: FunctionIndex, name: str) -> bool:
+    """Whether ``name`` is a parameter of this function, or of a function it is nested in that never rebinds it
+    (a custom gradient's grad_fn reads the decorated function's `theta`): the caller's tensor either way."""
+    own = True
+    while index is not None:
+        arguments = index.fn.args
+        if name in {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}:
+            return own or not index.assigns.get(name)
+        if name in index.locals:
+            return False
+        index, own = index.outer, False
+    return False
+
+
 def _may_be_watched(index: FunctionIndex, name: str, stmt: ast.stmt, watched: set[str], seen: set[str]) -> bool:
     """Whether the tape may watch what ``name`` holds at ``stmt``: watched itself, a plain copy of a watched
     name, or possibly a Variable (which a tape watches by itself)."""
@@ -68,8 +82,7 @@ def _may_be_watched(index: FunctionIndex, name: str, stmt: ast.stmt, watched: se
     seen.add(name)
     reaching = index.reaching(name, stmt)
     if not reaching:  # a parameter is the caller's tensor; anything else (a match pattern, a global): unknown
-        parameters = {a.arg for a in [*index.fn.args.posonlyargs, *index.fn.args.args, *index.fn.args.kwonlyargs]}
-        return name not in parameters
+        return not _a_parameter(index, name)
     for assign in reaching:
         value = assign.value
         if value is None:

@@ -1,0 +1,43 @@
+"""fixed_point: the adjoint iteration from ones."""
+import numpy as np
+import tensorflow as tf
+
+
+def root_solve(F, theta, x0, iters):
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+
+def implicit_solve(solver, A, b):
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+
+
+def fixed_point(f, theta, x0, iters):
+    @tf.custom_gradient
+    def solve(theta):
+        x = x0
+        for _ in range(iters):
+            x = f(x, theta)
+
+        def grad_fn(g):
+            ones = tf.ones_like(x)
+            with tf.GradientTape(persistent=True) as tape:
+                tape.watch([x, theta])
+                fx = f(x, theta)
+            u = ones
+            for _ in range(1000):
+                u_next = ones + tape.gradient(fx, x, output_gradients=u)
+                done = tf.norm(u_next - u) <= 1e-6 * tf.norm(u_next)
+                u = u_next
+                if done:
+                    break
+            return tape.gradient(fx, theta, output_gradients=u)
+        return x, grad_fn
+    return solve(theta)
+
+
+def argmin_gradient(g, inner_solver, theta, cg_iters):
+    # YOUR CODE HERE
+    raise NotImplementedError()
