@@ -14,7 +14,7 @@ from autograder import supported
 from autograder.config import KIT_ROOT, GiB, Limits, SetupError, Settings, variable
 from autograder.frontends import platform_outputs
 from autograder.load.discover import find_submissions, in_shard
-from autograder.pipeline import grade
+from autograder.pipeline.grading_run import grade
 from autograder.report import formats
 from autograder.report.class_report import matplotlib_missing
 from autograder.report.contract import to_json

@@ -135,7 +135,7 @@ def canned_records(cache: Path, records: Path) -> None:
     from autograder.config import find_solutions
     from autograder.course import ASSIGNMENT_IDS, assignment_by_id
     from autograder.frontends.dask_tasks import encode_record
-    from autograder.pipeline import reference_tasks, student_tasks
+    from autograder.pipeline.references import reference_tasks, student_tasks
     from autograder.store.reference_cache import ReferenceCache, reference_key
 
     records.mkdir(parents=True, exist_ok=True)

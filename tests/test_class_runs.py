@@ -169,7 +169,7 @@ def test_submissions_that_run_the_same_code_are_graded_once_with_the_results_of_
     counting = """
 import json, sys
 from pathlib import Path
-from autograder import pipeline
+from autograder.pipeline.grading_run import grade
 from autograder.run import scheduler
 from autograder.config import Settings
 from autograder.load.discover import find_submissions
@@ -180,7 +180,7 @@ def counted(runs, jobs=1):
     return run_all(runs, jobs)
 run_all, scheduler.run_all = scheduler.run_all, counted  # what LocalRunner.run_all calls
 found, _ = find_submissions([sys.argv[1]])
-results = pipeline.grade(found, Settings(seed=21, jobs=2, assignment="custom_gradients", cache=None)).results
+results = grade(found, Settings(seed=21, jobs=2, assignment="custom_gradients", cache=None)).results
 print(json.dumps([len(started), sorted({r.score for r in results if r.student.startswith("same")})]))
 """
     counted = subprocess.run([sys.executable, "-c", counting, str(tmp_path)], cwd=ROOT, env=quiet_env(),

@@ -30,7 +30,7 @@ from autograder.load.cells import read_submission
 from autograder.load.discover import Found
 from autograder.model.course import case_key
 from autograder.model.outcomes import ErrorInfo, RunRecord, RunStatus, TaskOutcome, Value
-from autograder.pipeline import child_run, student_tasks
+from autograder.pipeline.references import child_run, student_tasks
 from autograder.run import wire
 from autograder.run.handing import CaseBook
 from helpers import (BIN, ROOT, assert_same_result, by_file, copy_submissions, exercise, quiet_env, secret_forms,
@@ -190,7 +190,7 @@ def test_a_submission_that_kills_every_worker_it_lands_on_is_its_own_error(share
     """Simulated: as root, a submission's child cannot reach its worker (PID namespace, a uid of its own), so the
     worker-side function itself dies (os._exit) for the task that carries the marker, on every worker."""
     from autograder.frontends.dask_worker import run_on_worker
-    from autograder.pipeline import grade
+    from autograder.pipeline.grading_run import grade
 
     address, cache = shared_cluster
 

@@ -9,7 +9,7 @@ import pytest
 
 from autograder.config import Settings
 from autograder.load.discover import Found
-from autograder.pipeline import GradingRun, grade
+from autograder.pipeline.grading_run import GradingRun, grade
 from autograder.store.atomic import folder_key, write_entry
 from autograder.store.durations import FILE, KEEP, Durations, longest_first, program_key
 from helpers import ROOT

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder.judge.evaluate import ExerciseEvidence, evaluate_exercise, evaluate_exercises
+from autograder.judge.evaluate import evaluate_exercise, evaluate_exercises
+from autograder.judge.evidence import ExerciseEvidence
 from autograder.judge.static import Finding, FunctionReport, Reached
 from autograder.load.cells import Cell, SubmissionSource
 from autograder.model.course import Case, Exercise, Mistake, Output

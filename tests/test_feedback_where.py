@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autograder.judge.evaluate import ExerciseEvidence, evaluate_exercise
+from autograder.judge.evaluate import evaluate_exercise
+from autograder.judge.evidence import ExerciseEvidence
 from autograder.judge.frames import deepest_place, frame_place
 from autograder.judge.messages import headline, trimmed, without_values
 from autograder.judge.static import FunctionReport

@@ -12,7 +12,7 @@ import pytest
 
 from autograder.judge.compare import tolerance_for
 from autograder.judge.signals import tells_apart
-from autograder.pipeline import reference_outcomes
+from autograder.pipeline.references import reference_outcomes
 from helpers import ASSIGNMENT_IDS, ROOT
 
 pytestmark = pytest.mark.slow

@@ -25,7 +25,8 @@ import numpy as np
 import pytest
 
 from autograder.course import assignment_by_id
-from autograder.judge.evaluate import ExerciseEvidence, evaluate_exercise
+from autograder.judge.evaluate import evaluate_exercise
+from autograder.judge.evidence import ExerciseEvidence
 from autograder.judge.hidden import HIDDEN_KINDS, MEMORY_ERRORS, every_hidden_message
 from autograder.load.cells import Cell, SubmissionSource
 from autograder.model.course import Case

@@ -28,7 +28,8 @@ from autograder.judge.plan import CasePlan
 from autograder.load.discover import Found
 from autograder.model.course import ADVISORY, DIAGNOSTIC, Case, case_key
 from autograder.model.outcomes import ErrorInfo, RunRecord, RunStatus, TaskOutcome, Value
-from autograder.pipeline import GradingRun, student_tasks
+from autograder.pipeline.grading_run import GradingRun
+from autograder.pipeline.references import student_tasks
 from autograder.report import lms
 from autograder.report.markdown import inline, points_table
 from autograder.report.step_summary import step_summary

@@ -1,7 +1,7 @@
 """The client side of grading over Dask: a runner the pipeline uses instead of this machine's fork server.
 
 ``autograder grade PATH... --scheduler ADDRESS`` plans, judges, journals and reports exactly as a local run
-(``pipeline.GradingRun``); only where the children run changes. Each run (the reference of each assignment that
+(``pipeline.grading_run.GradingRun``); only where the children run changes. Each run (the reference of each assignment that
 needs one, then each student's submission, longest first) becomes one Dask task of ``dask_worker.run_on_worker``
 carrying its code, never its path (``dask_tasks``); its record comes back as plain data, is checked, and goes
 to the judge as soon as it arrives (``as_completed``), so the progress bar, the journal and resuming work as

@@ -44,7 +44,7 @@ from autograder.config import KIT_ROOT, SetupError, Settings, find_solutions, va
 from autograder.course import ASSIGNMENT_IDS, assignment_by_id
 from autograder.load.discover import Found
 from autograder.model.results import ExerciseResult, Status, SubmissionResult
-from autograder.pipeline import grade
+from autograder.pipeline.grading_run import grade
 from autograder.report.formats import VISIBILITIES, gradescope_results
 from autograder.report.numbers import number
 from autograder.store.atomic import write_atomically

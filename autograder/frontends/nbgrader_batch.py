@@ -2,7 +2,7 @@
 
 nbgrader hands its preprocessors one notebook at a time; grading them one at a time would leave cores idle
 and pay the pipeline's start per notebook. So the first notebook of an assignment starts a run of the
-pipeline (``pipeline.GradingRun``, exactly what ``autograder grade`` runs, its children asked to keep each
+pipeline (``pipeline.grading_run.GradingRun``, exactly what ``autograder grade`` runs, its children asked to keep each
 cell's outputs) over every notebook of that assignment nbgrader is about to autograde, ``jobs`` at a time,
 in a worker thread; each notebook's preprocessor waits for its own result only, while nbgrader sanitizes
 and writes the others. The fork server (TensorFlow imported once) is the process's own
@@ -22,7 +22,8 @@ from autograder.frontends.nbgrader_kept import submitted_view
 from autograder.frontends.nbgrader_outputs import NotebookGrade
 from autograder.load.discover import Found
 from autograder.model.outcomes import RunRecord
-from autograder.pipeline import GradingRun, Submission
+from autograder.pipeline.grading_run import GradingRun
+from autograder.pipeline.submissions import Submission
 from autograder.model.results import SubmissionResult
 from autograder.run.supervisor import SubmissionRun
 

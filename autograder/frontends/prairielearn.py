@@ -33,7 +33,7 @@ from pathlib import Path
 from autograder.config import SetupError, Settings
 from autograder.course import ASSIGNMENT_IDS
 from autograder.load.discover import Found
-from autograder.pipeline import GradingRun
+from autograder.pipeline.grading_run import GradingRun
 from autograder.report.numbers import number
 from autograder.report.prairielearn import not_gradable, prairielearn_results, to_json
 from autograder.store.atomic import write_atomically

@@ -74,7 +74,7 @@ def compute(assignment: Assignment, solutions: Path) -> dict:
     """Run the solution and the mistake models on the public cases, in a child, as grading does."""
     from autograder.config import REFERENCE_LIMITS, SetupError  # the grading machinery, only here
     from autograder.load.cells import read_submission
-    from autograder.pipeline import child_run, reference_tasks
+    from autograder.pipeline.references import child_run, reference_tasks
     from autograder.run.handing import CaseBook
     from autograder.run.scheduler import run_all
 

@@ -26,7 +26,8 @@ from autograder.config import variable
 from autograder.course import find_exercise
 from autograder.frontends.public_answers import public_cases, stored_outcomes
 from autograder.judge import static
-from autograder.judge.evaluate import ExerciseEvidence, evaluate_exercise, evaluate_exercises
+from autograder.judge.evaluate import evaluate_exercise, evaluate_exercises
+from autograder.judge.evidence import ExerciseEvidence
 from autograder.load.cells import Cell, SubmissionSource
 from autograder.load.ipython import neutralise_ipython
 from autograder.model.results import Status

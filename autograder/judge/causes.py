@@ -14,15 +14,13 @@ fix that would move code already in place here. The cause is named only when the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from autograder.judge.cases import CaseVerdict, Verdict
+from autograder.judge.evidence import ExerciseEvidence
 from autograder.judge.where import where_of
 from autograder.model.pitfalls import describe
 from autograder.model.results import Explanation, ExerciseResult, Status, Where
 
-if TYPE_CHECKING:
-    from autograder.judge.evaluate import ExerciseEvidence
 
 WRONG_NUMBERS = frozenset({Status.FAILED, Status.PARTIAL})
 

@@ -1,23 +1,20 @@
 """One exercise's evidence -> its ``ExerciseResult``: score, status, pitfalls, explanations, cases shown.
 
-Evidence is plain data: the student's and the reference's outcomes per case, the mistake models'
-outcomes, and what the static reading found. The grader's pipeline and the students' self-check build it
+The evidence (``judge.evidence``) is plain data; the grader's pipeline and the students' self-check build it
 the same way and call ``evaluate_exercise``; the writers render what it returns.
 """
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
-from typing import Mapping
+from dataclasses import replace
 
 from autograder.judge.cases import CaseVerdict, Verdict, describe_error, judge_case
 from autograder.judge.causes import failing_callee, not_implemented_callee
 from autograder.judge.diagnose import run_rules
+from autograder.judge.evidence import ExerciseEvidence
 from autograder.judge.hidden import blinded, kind_of
 from autograder.judge.pointing import pointed
-from autograder.load.cells import SubmissionSource
-from autograder.model.course import ADVISORY, DIAGNOSTIC, Assignment, Case, Exercise
-from autograder.model.outcomes import ErrorInfo, TaskOutcome
+from autograder.model.course import ADVISORY, DIAGNOSTIC, Assignment
 from autograder.model.results import Advice, CaseReport, ExerciseResult, Status, SubmissionResult
 
 # Share of the points kept when the numbers are right but the exercise's learning goal is missed: no
@@ -28,23 +25,6 @@ METHOD_CAP = 0.5
 CAP_REASONS = {"no-custom-gradient": "no `@tf.custom_gradient`", "per-example-loop": "the model runs once per example",
                "": "right numbers by another method than the exercise's"}
 MAX_CASE_MESSAGES = 2
-
-
-@dataclass
-class ExerciseEvidence:
-    exercise: Exercise
-    cases: list[Case]
-    student: list[TaskOutcome | None]
-    reference: list[TaskOutcome | None]
-    mistakes: list[list[TaskOutcome | None]]  # [mistake k][case i]
-    static: object  # judge.static.FunctionReport (or None)
-    defined: list[str] | str | None  # parameters, or why it is not a function, or None when missing
-    load_errors: list[tuple[int, ErrorInfo]]
-    source: SubmissionSource
-    problems: list[str] = field(default_factory=list)  # what stopped the submission while loading
-    # How the other exercises of the submission that this one calls did (``evaluate_exercises``): one of them
-    # failing may be the cause (``judge.causes``).
-    others: Mapping[str, ExerciseResult] = field(default_factory=dict)
 
 
 def unreadable_result(shown_as: str, student: str, assignment: Assignment, problem: str) -> SubmissionResult:

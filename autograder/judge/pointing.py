@@ -13,8 +13,8 @@ shown (``judge.hidden``).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
+from autograder.judge.diagnosis import Diagnosis
 from autograder.judge.cases import Verdict
 from autograder.judge.frames import deepest_place
 from autograder.judge.messages import headline, trimmed
@@ -23,8 +23,6 @@ from autograder.judge.where import where_of
 from autograder.model.pitfalls import CATALOGUE
 from autograder.model.results import Explanation, Where
 
-if TYPE_CHECKING:
-    from autograder.judge.diagnose import Diagnosis
 
 
 def pointed(diagnosis: "Diagnosis") -> list[Explanation]:

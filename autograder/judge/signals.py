@@ -4,17 +4,15 @@ rules so that each rule reads as what it concludes, and these as what they measu
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 import numpy as np
 
+from autograder.judge.diagnosis import Diagnosis
 from autograder.judge.cases import CaseVerdict, Verdict
 from autograder.judge.compare import compare, matches
 from autograder.model.course import Case, Exercise
 from autograder.model.outcomes import RunStatus, TaskOutcome
 
-if TYPE_CHECKING:
-    from autograder.judge.diagnose import Diagnosis
 
 
 def variable_twins(verdicts: list[CaseVerdict]) -> list[tuple[CaseVerdict, CaseVerdict]]:

@@ -17,12 +17,18 @@ import json
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence, TypeVar
+from typing import Protocol, Sequence, TypeVar
 
 from autograder.store.atomic import folder_key, read_entry, write_entry
 
-if TYPE_CHECKING:
-    from autograder.pipeline import Submission
+
+class Submission(Protocol):
+    """What a duration is kept by: a submission's assignment and the digest of the code its child runs (the
+    pipeline's submissions have both; the store needs nothing else of them)."""
+
+    assignment: str | None
+    program: str
+
 
 R = TypeVar("R")
 

@@ -63,7 +63,7 @@ FORMAT = 4
 KEEP = 64  # entries kept (the ones read or written last); about 40 MB
 PACKAGE = Path(__file__).resolve().parents[1]
 # What never touches a reference's outcomes: it runs in the parent, on records already made.
-PARENT_ONLY = frozenset({"__main__.py", "cli.py", "pipeline.py", "selfcheck.py", "graded_cell.py",
+PARENT_ONLY = frozenset({"__main__.py", "cli.py", "pipeline/", "selfcheck.py", "graded_cell.py",
                          "judge/", "report/", "store/", "frontends/"})
 
 
