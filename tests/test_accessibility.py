@@ -153,7 +153,7 @@ def test_the_notebooks_figures_carry_alt_text(monkeypatch):
                 continue
             code = shows[0]
             definition = code[code.index("def show_figure"):]
-            definition = definition[:definition.index("\n\n")]
+            definition = definition.split("\n\n")[0]  # up to a blank line, or the cell's end
             namespace: dict = {}
             exec(definition, namespace)  # noqa: S102  (the notebook's own helper, on a figure of ours)
             fig = Figure()
