@@ -16,7 +16,7 @@ from autograder.frontends import platform_outputs
 from autograder.load.discover import find_submissions, in_shard
 from autograder.pipeline.grading_run import grade
 from autograder.report import formats
-from autograder.report.class_report import matplotlib_missing
+from autograder.report.class_plots import matplotlib_missing
 from autograder.report.contract import to_json
 from autograder.report.lms import RosterError
 from autograder.report.numbers import number

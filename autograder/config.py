@@ -138,7 +138,8 @@ def find_solutions(given: Path | None = None) -> Path:
 def require_mistake_models(assignment_id: str) -> None:
     """SetupError when the assignment's trusted mistake models are not installed: the students' wheel carries
     none (setup.py), so a grader installed from it cannot grade."""
-    if not (KIT_ROOT / "autograder" / "course" / assignment_id / "mistakes.py").is_file():
+    assignment = KIT_ROOT / "autograder" / "course" / assignment_id
+    if not ((assignment / "mistakes.py").is_file() or (assignment / "mistakes" / "__init__.py").is_file()):
         raise SetupError("this installation of the kit is the students' wheel: it carries no mistake models, so it "
                          "cannot grade; grade from the course's checkout (pip install -e .)")
 

@@ -81,7 +81,8 @@ def test_bundle_holds_setup_run_autograder_the_kit_and_one_reference(bundle, tmp
     for name in ("setup.sh", "run_autograder"):
         assert stat.S_IMODE(infos[name].external_attr >> 16) == 0o755, name
     assert {"pyproject.toml", "README.md", "autograder/__init__.py", "autograder/cli.py",
-            "autograder/frontends/gradescope_bundle.py", f"autograder/course/{ASSIGNMENT}/__init__.py"} <= set(infos)
+            "autograder/frontends/gradescope_bundle.py", "autograder/frontends/gradescope_grading.py",
+            f"autograder/course/{ASSIGNMENT}/__init__.py"} <= set(infos)
     assert [n for n in infos if n.startswith("solutions/")] == [f"solutions/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"]
     assert not [n for n in infos if "__pycache__" in n or n.endswith(".pyc") or n.startswith(("tests/", "examples/"))]
     root = gradescope_root(tmp_path, bundle)
@@ -103,7 +104,7 @@ def test_bundled_kit_builds_as_a_package(bundle, tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     [wheel] = (tmp_path / "wheel").glob("*.whl")
     with zipfile.ZipFile(wheel) as archive:
-        assert {"autograder/frontends/gradescope_bundle.py", "autograder/run/forkserver.py"} <= set(archive.namelist())
+        assert {"autograder/frontends/gradescope_grading.py", "autograder/run/forkserver.py"} <= set(archive.namelist())
 
 
 @pytest.mark.slow  # starts a grader

@@ -31,7 +31,8 @@ from autograder.model.results import CaseReport, ExerciseResult, Status, Submiss
 from autograder.report import classroom50, formats, safe_text
 from autograder.report.markdown import submission_markdown
 from autograder.report.step_summary import step_summary
-from autograder.report.class_report import matplotlib_missing, write_class_report
+from autograder.report.class_plots import matplotlib_missing
+from autograder.report.class_report import write_class_report
 from autograder.report.contract import to_json
 from autograder.report.feedback_pages import feedback_page, index_page, write_feedback_pages
 from autograder.report.text import class_table, exercise_text, submission_text

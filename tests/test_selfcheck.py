@@ -149,7 +149,20 @@ def test_a_built_wheel_carries_the_public_answers(tmp_path):
         assert f"autograder/public_cases/{assignment}.json" in names
     assert not any(name.startswith("solutions/") for name in names), "the wheel must not carry the solutions"
     # Nor any correct implementation: the mistake models (and the correct helpers they use) stay in the checkout.
-    assert not [name for name in names if name.endswith("/mistakes.py") or "/mistakes." in name], names
+    assert not [name for name in names if name.endswith("/mistakes.py") or "/mistakes." in name or "/mistakes/" in name], names
+
+
+def test_a_grader_finds_each_assignments_mistake_models_and_the_students_wheel_says_it_has_none(tmp_path, monkeypatch):
+    """The checkout holds every assignment's models (a ``mistakes`` module, or package: higher_order's); a kit
+    without them (the students' wheel) refuses to grade, with a message, before any child starts."""
+    from autograder import config
+
+    for assignment_id in ASSIGNMENT_IDS:
+        config.require_mistake_models(assignment_id)
+    monkeypatch.setattr(config, "KIT_ROOT", tmp_path)
+    (tmp_path / "autograder" / "course" / "higher_order").mkdir(parents=True)
+    with pytest.raises(config.SetupError, match="students' wheel"):
+        config.require_mistake_models("higher_order")
 
 
 @pytest.mark.slow  # imports TensorFlow in a fresh process

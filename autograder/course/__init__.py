@@ -3,8 +3,9 @@
 Each assignment is a package (``custom_gradients``, ``higher_order``, ``jacobians``, ``implicit``) with one
 module per exercise: its cases (built from a seed with NumPy), its probe (run in the child, with TensorFlow) and the
 descriptions of its mistake models. The mistake models' code, and the correct helpers some of them need,
-live apart in the assignment's ``mistakes`` module: trusted code that only reference children import,
-never a student's (``autograder.run.child_modules`` lists what a student's child holds).
+live apart in the assignment's ``mistakes`` module (or package, models looked up in its namespace): trusted
+code that only reference children import, never a student's (``autograder.run.child_modules`` lists what a
+student's child holds).
 
 May import: ``autograder.model``.
 """

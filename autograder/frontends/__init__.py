@@ -7,7 +7,8 @@
   and its graded cells written by the grader (``nbgrader_outputs``).
 - ``nbgrader_course``: a course ready for nbgrader's first command (the gradebook, the example class, the
   exchange; ``nbgrader_config.py`` calls it) and ``autograder course init``.
-- ``gradescope_bundle``: the autograder zip for Gradescope, and what runs inside Gradescope.
+- ``gradescope_bundle``: the autograder zip for Gradescope; ``gradescope_scripts``: its setup.sh and
+  run_autograder; ``gradescope_grading``: what runs inside Gradescope for each submission.
 - ``prairielearn``: what runs inside PrairieLearn's grading container (examples/prairielearn's entrypoint).
 - ``public_answers``: the reference's and the mistake models' answers on the public cases, shipped in the wheel.
 - ``dask_client``, ``dask_worker``, ``dask_tasks``: grading over a Dask cluster (`grade --scheduler`, `autograder

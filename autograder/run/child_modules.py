@@ -46,4 +46,4 @@ TRUSTED_PREFIXES = ("autograder.judge", "autograder.store", "autograder.report",
 
 def trusted(module: str) -> bool:
     """A module that only trusted processes may import: the mistake models, the judge, the stores..."""
-    return module.endswith(".mistakes") or module.startswith(TRUSTED_PREFIXES)
+    return ".mistakes." in f"{module}." or module.startswith(TRUSTED_PREFIXES)  # a mistakes module, or package
