@@ -14,20 +14,21 @@ from multiprocessing.connection import wait
 
 import pytest
 
-from autograder.run import wire
-from autograder.run.forkserver import REQUEST, ForkServer
+from autograder.run.forkserver import ForkServer
+from autograder.run.forkserver_process import REQUEST
 from autograder.run.tasks import ChildJob
+from autograder.run.wire.messages import MAX_MESSAGE_BYTES, dumps, loads
 
 pytestmark = pytest.mark.slow  # the server imports TensorFlow
 
 
 def _messages(child, timeout: float = 60) -> list[dict]:
     """What the child says until done; told at once that no task is left (it has no cell to run)."""
-    child.channel.send(wire.dumps({"event": "finish"}))
+    child.channel.send(dumps({"event": "finish"}))
     found, deadline = [], time.monotonic() + timeout
     while time.monotonic() < deadline and not child.channel.at_end:
         if wait([child.channel], 0.2):
-            found += [wire.loads(data) for data in child.channel.receive(wire.MAX_MESSAGE_BYTES)]
+            found += [loads(data) for data in child.channel.receive(MAX_MESSAGE_BYTES)]
             if found and found[-1]["event"] == "done":
                 return found
     return found

@@ -35,7 +35,6 @@ from autograder.report.class_report import matplotlib_missing, write_class_repor
 from autograder.report.contract import to_json
 from autograder.report.feedback_pages import feedback_page, index_page, write_feedback_pages
 from autograder.report.text import class_table, exercise_text, submission_text
-from autograder.run import wire
 from autograder.run.handing import CaseBook
 from autograder.run.isolation import Containment
 from autograder.run.supervisor import SubmissionRun
@@ -44,6 +43,12 @@ from autograder.store import reference_cache
 from autograder.store.atomic import read_entry, write_entry
 from autograder.store.reference_cache import ReferenceCache
 from autograder.store.result_store import ResultStore
+from autograder.run.wire.case_inputs import decode_args
+from autograder.run.wire.checked import WireError
+from autograder.run.wire.error_info import decode_error
+from autograder.run.wire.messages import dumps, loads
+from autograder.run.wire.records import decode_outcome
+from autograder.run.wire.values import decode_value
 from helpers import ROOT, quiet_env
 
 # --------------------------------------------------------------------------- the codec is total
@@ -63,8 +68,8 @@ HOSTILE_BYTES = [
 @pytest.mark.parametrize("data", HOSTILE_BYTES, ids=["nesting", "digits", "inf", "bytes", "objects"])
 def test_any_bytes_are_a_message_or_a_wire_error(data):
     try:
-        wire.loads(data)
-    except wire.WireError:
+        loads(data)
+    except WireError:
         pass
 
 
@@ -72,8 +77,8 @@ def test_any_bytes_are_a_message_or_a_wire_error(data):
                                          ([1], "A" * 1_000_000), ([True], "AAAAAAAAAAA="), ([-1], ""),
                                          ([10**30], ""), ([1], "AAAAAAAAAA=="), ("1", "")])
 def test_a_value_whose_shape_passes_the_size_check_but_not_numpy_is_a_wire_error(shape, data):
-    with pytest.raises(wire.WireError):
-        wire.decode_value({"type": "x", "dtype": "float32", "shape": shape, "data": data})
+    with pytest.raises(WireError):
+        decode_value({"type": "x", "dtype": "float32", "shape": shape, "data": data})
 
 
 def test_mutated_messages_never_raise_anything_but_a_wire_error():
@@ -92,13 +97,13 @@ def test_mutated_messages_never_raise_anything_but_a_wire_error():
     for _ in range(1000):
         message = mutate(GOOD)
         try:
-            wire.decode_outcome(message.get("outcome") if isinstance(message, dict) else message)
-        except wire.WireError:
+            decode_outcome(message.get("outcome") if isinstance(message, dict) else message)
+        except WireError:
             pass
 
 
 def test_texts_from_a_child_are_encodable_and_types_are_one_line():
-    error = wire.decode_error({"type": "Evil\x1b[2J\nFAKE", "message": "a\udc80b", "module": "m\rx",
+    error = decode_error({"type": "Evil\x1b[2J\nFAKE", "message": "a\udc80b", "module": "m\rx",
                                "frames": [{"file": "<cell 1>", "line": 2, "function": "f\n", "code": "x\x1b"}]})
     assert "\n" not in error.type and "\x1b" not in error.type and error.type.startswith("Evil\\x1b")
     assert error.message == "a\ufffdb"
@@ -140,28 +145,28 @@ def _run() -> SubmissionRun:
 def test_deadlines_belong_to_the_parent_a_message_moves_the_child_forward_once():
     run = _run()
     run._handle({"event": "contained", "measures": []})
-    with pytest.raises(wire.WireError):
+    with pytest.raises(WireError):
         run._handle({"event": "cell-start", "cell": 2})  # not the next cell
     run._handle({"event": "cell-start", "cell": 1})
     armed = run.deadline
-    with pytest.raises(wire.WireError):
+    with pytest.raises(WireError):
         run._handle({"event": "cell-start", "cell": 1})  # again: would re-arm the cell's limit
     assert run.deadline == armed and run.child.channel.sent == []  # no case exists in a child while cells run
     result = {"event": "task-result", "task": 0, "outcome": GOOD["outcome"]}
-    with pytest.raises(wire.WireError):
+    with pytest.raises(WireError):
         run._handle(result)  # before the notebook is loaded
     run._handle({"event": "cell-start", "cell": 2})
     run._handle({"event": "loaded", "errors": [], "defined": {}})
     # The parent hands the first task, with its case only, and arms its deadline itself.
-    (handed,) = [wire.loads(m) for m in run.child.channel.sent]
+    (handed,) = [loads(m) for m in run.child.channel.sent]
     case = run.book.case(Task("td_loss", 0, "student"))
     assert (handed["event"], handed["task"], run.current_task) == ("task", 0, 0)
-    assert np.array_equal(wire.decode_args(handed["args"])["next_q"], case.args["next_q"])
+    assert np.array_equal(decode_args(handed["args"])["next_q"], case.args["next_q"])
     armed = run.deadline
     for message in ({"event": "task-start", "task": 0}, {"event": "task-start", "task": 1},
                     {"event": "loaded", "errors": [], "defined": {}}, {"event": "contained", "measures": []},
                     {"event": "done"}, {**result, "task": 1}):
-        with pytest.raises(wire.WireError):
+        with pytest.raises(WireError):
             run._handle(message)
     assert run.deadline == armed and run.current_task == 0 and len(run.child.channel.sent) == 1
 
@@ -169,7 +174,7 @@ def test_deadlines_belong_to_the_parent_a_message_moves_the_child_forward_once()
 def test_a_load_error_for_a_cell_the_grader_did_not_send_is_a_violation():
     run = _run()
     error = {"type": "ValueError", "message": "", "module": "", "frames": []}
-    with pytest.raises(wire.WireError):
+    with pytest.raises(WireError):
         run._handle({"event": "loaded", "errors": [{"cell": 99, "error": error}], "defined": {}})
 
 
@@ -233,7 +238,7 @@ def _two_exercises(reads: list[list[bytes]]) -> SubmissionRun:
 def test_a_violation_is_the_running_tasks_even_when_its_result_follows_at_once():
     """CI, under load: a broken message, then td_loss's own result arriving while the child was being stopped.
     The result was taken, checkpointed handed to the dying child, and the violation charged to checkpointed."""
-    result = wire.dumps({**GOOD, "task": 0})
+    result = dumps({**GOOD, "task": 0})
     run = _two_exercises([[b"[" * 100_000 + b"]" * 100_000], [result]])
     channel = run.child.channel
     run.pump()
@@ -246,7 +251,7 @@ def test_a_violation_is_the_running_tasks_even_when_its_result_follows_at_once()
 def test_a_result_that_arrived_before_the_child_was_stopped_stands_and_charges_no_task():
     """A timeout noticed just after the running task's result reached the socket: the result stands, the next
     task is not handed to the child being killed nor charged with the timeout; a new child takes it."""
-    run = _two_exercises([[], [wire.dumps({**GOOD, "task": 0})]])
+    run = _two_exercises([[], [dumps({**GOOD, "task": 0})]])
     channel = run.child.channel
     run.pump()
     run.check_limits(run.deadline + 1)
@@ -257,7 +262,7 @@ def test_a_result_that_arrived_before_the_child_was_stopped_stands_and_charges_n
     for message in ({"event": "contained", "measures": []}, {"event": "cell-start", "cell": 1},
                     {"event": "loaded", "errors": [], "defined": {}}):
         run._handle(message)
-    assert run.current_task == 1 and wire.loads(run.child.channel.sent[0])["exercise"] == "checkpointed"
+    assert run.current_task == 1 and loads(run.child.channel.sent[0])["exercise"] == "checkpointed"
 
 
 def test_a_timeout_without_a_result_is_the_running_tasks():
@@ -270,7 +275,7 @@ def test_a_timeout_without_a_result_is_the_running_tasks():
 
 
 def test_a_child_that_ends_right_after_a_result_is_not_handed_the_next_task_nor_charged_with_it():
-    run = _two_exercises([[wire.dumps({**GOOD, "task": 0})]])
+    run = _two_exercises([[dumps({**GOOD, "task": 0})]])
     channel = run.child.channel
     run.on_exit()  # its exit and its last message are seen together
     assert run.record.outcomes[0].status == RunStatus.OK
