@@ -227,3 +227,17 @@ def test_the_parent_takes_one_set_of_outputs_per_running_cell_and_only_when_it_a
     run._handle({"event": "cell-start", "cell": 1})
     with pytest.raises(WireError):
         run._handle({"event": "cell-outputs", "cell": 1, "outputs": shown})
+
+
+def test_a_notebooks_outputs_past_what_the_parent_keeps_are_left_out_with_a_note():
+    """The parent keeps at most MAX_OUTPUT_CHARS of a notebook's outputs (every cell, every child): a cell that
+    passes it shows a note in their place, and its cells still run."""
+    from autograder.run.budgets import MAX_OUTPUT_CHARS
+
+    run = started(capture_outputs=True)
+    run.budget.output_chars = MAX_OUTPUT_CHARS - 2  # what the cells before it showed
+    run._handle({"event": "cell-start", "cell": 1})
+    run._handle({"event": "cell-outputs", "cell": 1, "outputs": [{"kind": "stream", "name": "stdout", "text": "hi\n"}]})
+    (note,) = run.record.cell_outputs[1]
+    assert (note.kind, note.name) == ("stream", "stderr") and "this cell's are left out" in note.text
+    run._handle({"event": "cell-start", "cell": 2})  # the notebook goes on loading

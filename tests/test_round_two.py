@@ -35,20 +35,21 @@ from autograder.report.class_report import matplotlib_missing, write_class_repor
 from autograder.report.contract import to_json
 from autograder.report.feedback_pages import feedback_page, index_page, write_feedback_pages
 from autograder.report.text import class_table, exercise_text, submission_text
+from autograder.run.budgets import MAX_RECEIVED_BYTES
 from autograder.run.handing import CaseBook
 from autograder.run.isolation import Containment
 from autograder.run.supervisor import SubmissionRun
 from autograder.run.tasks import ChildJob, Task
-from autograder.store import reference_cache
-from autograder.store.atomic import read_entry, write_entry
-from autograder.store.reference_cache import ReferenceCache
-from autograder.store.result_store import ResultStore
 from autograder.run.wire.case_inputs import decode_args
 from autograder.run.wire.checked import WireError
 from autograder.run.wire.error_info import decode_error
 from autograder.run.wire.messages import dumps, loads
 from autograder.run.wire.records import decode_outcome
 from autograder.run.wire.values import decode_value
+from autograder.store import reference_cache
+from autograder.store.atomic import read_entry, write_entry
+from autograder.store.reference_cache import ReferenceCache
+from autograder.store.result_store import ResultStore
 from helpers import ROOT, quiet_env
 
 # --------------------------------------------------------------------------- the codec is total
@@ -246,6 +247,18 @@ def test_a_violation_is_the_running_tasks_even_when_its_result_follows_at_once()
     assert "broke the grader's protocol" in run.record.outcomes[0].message
     assert 1 not in run.record.outcomes and len(channel.sent) == 1  # checkpointed: never handed, left for a new child
     assert run.child is None and not run.finished
+
+
+def test_what_a_submissions_children_send_is_bounded_past_it_the_running_task_broke_the_protocol():
+    """All of a submission's children together send at most MAX_RECEIVED_BYTES (the parent's memory): the
+    message that passes it is not parsed, and the task running is charged, as for any violation."""
+    run = _two_exercises([[dumps({**GOOD, "task": 0})]])
+    run.budget.received = MAX_RECEIVED_BYTES - 10  # what its earlier children sent
+    run.pump()
+    assert run.record.outcomes[0].status == RunStatus.CRASHED
+    assert f"broke the grader's protocol (more than {MAX_RECEIVED_BYTES // 2**20} MiB of answers)" in \
+        run.record.outcomes[0].message
+    assert 1 not in run.record.outcomes and run.child is None and not run.finished  # a new child takes the next
 
 
 def test_a_result_that_arrived_before_the_child_was_stopped_stands_and_charges_no_task():
