@@ -287,6 +287,27 @@ def test_a_timeout_without_a_result_is_the_running_tasks():
 
 
 
+def test_a_stopped_case_costs_the_later_cases_of_its_exercise_and_the_next_exercise_gets_a_new_child():
+    """One bad case costs that case and the later cases of the same implementation and exercise (they would most
+    likely fail the same way, each after its own time limit), never another exercise's."""
+    assignment = assignment_by_id("custom_gradients")
+    book = CaseBook({exercise: assignment.exercise(exercise).cases(1) for exercise in ("td_loss", "checkpointed")})
+    tasks = [Task("td_loss", 0, "student"), Task("td_loss", 1, "student"), Task("checkpointed", 0, "student")]
+    run = SubmissionRun(("student", 0), ChildJob("custom_gradients", cells=[(1, "x = 1", "<cell 1>")]), tasks, book,
+                        Limits(), time_limits=[5.0, 5.0, 5.0])
+    run.start(_ScriptedServer([]))
+    run._kill = run.kill_leftovers = lambda: None  # no process to kill
+    for message in ({"event": "contained", "measures": []}, {"event": "cell-start", "cell": 1},
+                    {"event": "loaded", "errors": [], "defined": {}}):
+        run._handle(message)
+    assert run.current_task == 0
+    run.check_limits(run.deadline + 1)
+    assert run.record.outcomes[0].status == RunStatus.TIMEOUT
+    assert (run.record.outcomes[1].status, run.record.outcomes[1].message) == (
+        RunStatus.NOT_RUN, "not run: an earlier case stopped (timeout after 5 s in td_loss)")
+    assert 2 not in run.record.outcomes and run.child is None and not run.finished  # checkpointed: a new child
+
+
 def test_a_child_that_ends_right_after_a_result_is_not_handed_the_next_task_nor_charged_with_it():
     run = _two_exercises([[dumps({**GOOD, "task": 0})]])
     channel = run.child.channel
