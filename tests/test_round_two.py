@@ -39,6 +39,7 @@ from autograder.run.budgets import MAX_RECEIVED_BYTES
 from autograder.run.handing import CaseBook
 from autograder.run.isolation import Containment
 from autograder.run.supervisor import SubmissionRun
+from autograder.run.task_outcomes import STOPPED
 from autograder.run.tasks import ChildJob, Task
 from autograder.run.wire.case_inputs import decode_args
 from autograder.run.wire.checked import WireError
@@ -306,6 +307,36 @@ def test_a_stopped_case_costs_the_later_cases_of_its_exercise_and_the_next_exerc
     assert (run.record.outcomes[1].status, run.record.outcomes[1].message) == (
         RunStatus.NOT_RUN, "not run: an earlier case stopped (timeout after 5 s in td_loss)")
     assert 2 not in run.record.outcomes and run.child is None and not run.finished  # checkpointed: a new child
+
+
+def test_after_a_hidden_case_why_a_child_stopped_between_cases_is_told_in_the_graders_words_only():
+    """A child that ends between two cases once a hidden one was handed could spell out what it met there (its
+    cells, run again in a new child, exit with a code of their choosing): the note, and the outcomes it leaves,
+    say only that the process stopped."""
+    assignment = assignment_by_id("custom_gradients")
+    book = CaseBook({exercise: assignment.exercise(exercise).cases(1) for exercise in ("td_loss", "checkpointed")})
+    tasks = [Task("td_loss", 0, "student"), Task("checkpointed", 0, "student"), Task("td_loss", 1, "student"),
+             Task("checkpointed", 1, "student")]  # public, public, then the hidden ones (``run_order``)
+    run = SubmissionRun(("student", 0), ChildJob("custom_gradients", cells=[(1, "x = 1", "<cell 1>")]), tasks, book,
+                        Limits(), time_limits=[5.0] * 4)
+    run.start(_ScriptedServer([[dumps({**GOOD, "task": 0})], [dumps({**GOOD, "task": 1})]]))
+    run._kill = run.kill_leftovers = lambda: None  # no process to kill
+    loading = ({"event": "contained", "measures": []}, {"event": "cell-start", "cell": 1},
+               {"event": "loaded", "errors": [], "defined": {}})
+    for message in loading:
+        run._handle(message)
+    run.pump()
+    run.pump()
+    assert run.current_task == 2 and not book.case(tasks[2]).public  # td_loss's hidden case is running
+    run.on_exit()  # the child dies on it: that case's crash, in the grader's words as always
+    assert run.record.outcomes[2].status == RunStatus.CRASHED and run.child is None and not run.finished
+    run.start(_ScriptedServer([]))  # checkpointed's hidden case needs a new child, which runs the cells again
+    for message in loading[:2]:
+        run._handle(message)
+    run.child.exitcode = 77  # the code's choice, between two cases
+    run.on_exit()
+    assert run.finished and run.record.problems == [STOPPED]
+    assert (run.record.outcomes[3].status, run.record.outcomes[3].message) == (RunStatus.CRASHED, STOPPED)
 
 
 def test_a_child_that_ends_right_after_a_result_is_not_handed_the_next_task_nor_charged_with_it():
