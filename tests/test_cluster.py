@@ -31,8 +31,9 @@ from autograder.load.discover import Found
 from autograder.model.course import case_key
 from autograder.model.outcomes import ErrorInfo, RunRecord, RunStatus, TaskOutcome, Value
 from autograder.pipeline.references import child_run, student_tasks
-from autograder.run import wire
 from autograder.run.handing import CaseBook
+from autograder.run.wire.checked import WireError
+from autograder.run.wire.records import record_to_data
 from helpers import (BIN, ROOT, assert_same_result, by_file, copy_submissions, exercise, quiet_env, secret_forms,
                      under_load)
 
@@ -321,9 +322,9 @@ def test_a_record_travels_as_the_codecs_plain_data():
                                  1: TaskOutcome(RunStatus.TIMEOUT, message="timeout after 20 s")})
     data = dask_tasks.encode_record(record)
     assert b"pickle" not in data and data.startswith(b"{")
-    assert wire.record_to_data(dask_tasks.decode_record(data)) == wire.record_to_data(record)
+    assert record_to_data(dask_tasks.decode_record(data)) == record_to_data(record)
     for bad in ("not bytes", b"{}", b'{"event": "autograder-record-v1", "record": {"loaded": 1}}', b"\x80"):
-        with pytest.raises(wire.WireError):
+        with pytest.raises(WireError):
             dask_tasks.decode_record(bad)
 
 

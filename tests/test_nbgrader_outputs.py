@@ -17,15 +17,18 @@ from autograder.load.cells import read_submission
 from autograder.model.outcomes import CellOutput, ErrorInfo, RunRecord
 from autograder.model.results import ExerciseResult, Status, SubmissionResult
 from autograder.report.text import exercise_text
-from autograder.run import capture, wire
+from autograder.run import capture
+from autograder.run.wire.cell_outputs import MAX_CELL_OUTPUTS, MAX_OUTPUT_TEXT, decode_cell_outputs
+from autograder.run.wire.checked import WireError
+from autograder.run.wire.messages import dumps, loads
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
 
 
 def through_wire(items: list[dict]) -> list[CellOutput]:
     """What the parent rebuilds from a child's cell-outputs message."""
-    message = wire.loads(wire.dumps({"event": "cell-outputs", "cell": 1, "outputs": items}))
-    return wire.decode_cell_outputs(message["outputs"])
+    message = loads(dumps({"event": "cell-outputs", "cell": 1, "outputs": items}))
+    return decode_cell_outputs(message["outputs"])
 
 
 def test_a_cell_runs_as_in_a_kernel_and_its_outputs_cross_the_wire():
@@ -51,7 +54,7 @@ def test_a_failing_cell_keeps_what_it_printed_and_returns_its_exception():
 def test_a_flood_is_cut_with_a_note_and_still_crosses_the_wire():
     error, items = capture.run_cell("for i in range(300_000):\n    print(i)\n", "<cell 3>", {})
     outputs = through_wire(items)
-    assert error is None and len(outputs) == 1 and len(outputs[0].text) <= wire.MAX_OUTPUT_TEXT
+    assert error is None and len(outputs) == 1 and len(outputs[0].text) <= MAX_OUTPUT_TEXT
     assert outputs[0].text.startswith("0\n1\n") and "the grader kept only the first" in outputs[0].text
 
 
@@ -69,18 +72,18 @@ def test_a_pyplot_figure_left_open_is_shown_as_a_png_then_closed():
 @pytest.mark.parametrize("bad", [
     [{"kind": "stream", "name": "stdin", "text": "x"}],
     [{"kind": "stream", "name": "stdout", "text": 3}],
-    [{"kind": "stream", "name": "stdout", "text": "x" * (wire.MAX_OUTPUT_TEXT + 1)}],
+    [{"kind": "stream", "name": "stdout", "text": "x" * (MAX_OUTPUT_TEXT + 1)}],
     [{"kind": "display_data", "data": {"text/html": "<script>"}}],
     [{"kind": "display_data", "data": {"image/png": base64.b64encode(b"GIF89a").decode()}}],
     [{"kind": "display_data", "data": {"image/png": "not base64!"}}],
     [{"kind": "display_data", "data": {}}],
     [{"kind": "error", "ename": "Fake"}],
-    [{"kind": "stream", "name": "stdout", "text": "x"}] * (wire.MAX_CELL_OUTPUTS + 1),
+    [{"kind": "stream", "name": "stdout", "text": "x"}] * (MAX_CELL_OUTPUTS + 1),
     {"kind": "stream"},
 ])
 def test_the_wire_refuses_outputs_beyond_what_a_cell_may_show(bad):
-    with pytest.raises(wire.WireError):
-        wire.decode_cell_outputs(json.loads(json.dumps(bad)))
+    with pytest.raises(WireError):
+        decode_cell_outputs(json.loads(json.dumps(bad)))
 
 
 def test_outputs_become_nbformat_outputs_that_validate():
@@ -210,17 +213,31 @@ def test_the_parent_takes_one_set_of_outputs_per_running_cell_and_only_when_it_a
     shown = [{"kind": "stream", "name": "stdout", "text": "hi\n"}]
     run = started(capture_outputs=True)
     run._handle({"event": "cell-start", "cell": 1})
-    with pytest.raises(wire.WireError):
+    with pytest.raises(WireError):
         run._handle({"event": "cell-outputs", "cell": 2, "outputs": shown})  # not the cell that runs
     run._handle({"event": "cell-outputs", "cell": 1, "outputs": shown})
-    with pytest.raises(wire.WireError):
+    with pytest.raises(WireError):
         run._handle({"event": "cell-outputs", "cell": 1, "outputs": []})  # a second set: would replace the first
     assert run.record.cell_outputs == {1: [CellOutput("stream", "stdout", "hi\n")]}
     run._handle({"event": "cell-start", "cell": 2})
     run._handle({"event": "loaded", "errors": [], "defined": {}})
-    with pytest.raises(wire.WireError):
+    with pytest.raises(WireError):
         run._handle({"event": "cell-outputs", "cell": 2, "outputs": shown})  # after loading: no cell runs
     run = started(capture_outputs=False)  # the command line's children send none
     run._handle({"event": "cell-start", "cell": 1})
-    with pytest.raises(wire.WireError):
+    with pytest.raises(WireError):
         run._handle({"event": "cell-outputs", "cell": 1, "outputs": shown})
+
+
+def test_a_notebooks_outputs_past_what_the_parent_keeps_are_left_out_with_a_note():
+    """The parent keeps at most MAX_OUTPUT_CHARS of a notebook's outputs (every cell, every child): a cell that
+    passes it shows a note in their place, and its cells still run."""
+    from autograder.run.budgets import MAX_OUTPUT_CHARS
+
+    run = started(capture_outputs=True)
+    run.budget.output_chars = MAX_OUTPUT_CHARS - 2  # what the cells before it showed
+    run._handle({"event": "cell-start", "cell": 1})
+    run._handle({"event": "cell-outputs", "cell": 1, "outputs": [{"kind": "stream", "name": "stdout", "text": "hi\n"}]})
+    (note,) = run.record.cell_outputs[1]
+    assert (note.kind, note.name) == ("stream", "stderr") and "this cell's are left out" in note.text
+    run._handle({"event": "cell-start", "cell": 2})  # the notebook goes on loading

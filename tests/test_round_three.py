@@ -33,10 +33,11 @@ from autograder.pipeline.references import student_tasks
 from autograder.report import lms
 from autograder.report.markdown import inline, points_table
 from autograder.report.step_summary import step_summary
-from autograder.run import wire
 from autograder.run.channel import Channel, FrameTooLarge
 from autograder.run.handing import CaseBook, run_order
 from autograder.run.hidden import in_sight, require_out_of_sight
+from autograder.run.wire.case_inputs import decode_args
+from autograder.run.wire.messages import MAX_MESSAGE_BYTES, loads
 from helpers import ROOT, secret_forms, under_load
 
 SEED = 5_914_706_223_489_113_027
@@ -60,9 +61,9 @@ def test_a_childs_job_holds_no_seed_key_case_or_folder_and_each_task_one_case(tm
     assert SEED.to_bytes(8, "little") not in job and b"seed" not in job and b"hidden" not in job
     for number, task in enumerate(student.tasks):
         message = student.book.task_message(number, task)
-        order = wire.loads(message)
+        order = loads(message)
         assert set(order) == {"event", "task", "exercise", "case", "implementation", "args"}  # one case, nothing else
-        handed, case = wire.decode_args(order["args"]), student.book.case(task)
+        handed, case = decode_args(order["args"]), student.book.case(task)
         assert handed.keys() == case.args.keys() and all(
             np.array_equal(handed[k], case.args[k]) if isinstance(case.args[k], np.ndarray) else handed[k] == case.args[k]
             for k in case.args if not isinstance(case.args[k], (dict, list, tuple)))
@@ -153,7 +154,7 @@ def test_the_parents_end_never_blocks_on_a_child_that_neither_reads_nor_finishes
         assert channel.receive(1000) == [b"half a message" + b"y" * 86, b"abc"]
         theirs.sendall((2**30).to_bytes(4, "big"))  # a gigabyte announced: refused before a byte of it is kept
         with pytest.raises(FrameTooLarge):
-            channel.receive(wire.MAX_MESSAGE_BYTES)
+            channel.receive(MAX_MESSAGE_BYTES)
         theirs.close()
         channel.receive(2**31 - 1)
         assert channel.at_end

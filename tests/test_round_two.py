@@ -36,11 +36,18 @@ from autograder.report.class_report import write_class_report
 from autograder.report.contract import to_json
 from autograder.report.feedback_pages import feedback_page, index_page, write_feedback_pages
 from autograder.report.text import class_table, exercise_text, submission_text
-from autograder.run import wire
+from autograder.run.budgets import MAX_RECEIVED_BYTES
 from autograder.run.handing import CaseBook
 from autograder.run.isolation import Containment
 from autograder.run.supervisor import SubmissionRun
+from autograder.run.task_outcomes import STOPPED
 from autograder.run.tasks import ChildJob, Task
+from autograder.run.wire.case_inputs import decode_args
+from autograder.run.wire.checked import WireError
+from autograder.run.wire.error_info import decode_error
+from autograder.run.wire.messages import dumps, loads
+from autograder.run.wire.records import decode_outcome
+from autograder.run.wire.values import decode_value
 from autograder.store import reference_cache
 from autograder.store.atomic import read_entry, write_entry
 from autograder.store.reference_cache import ReferenceCache
@@ -64,8 +71,8 @@ HOSTILE_BYTES = [
 @pytest.mark.parametrize("data", HOSTILE_BYTES, ids=["nesting", "digits", "inf", "bytes", "objects"])
 def test_any_bytes_are_a_message_or_a_wire_error(data):
     try:
-        wire.loads(data)
-    except wire.WireError:
+        loads(data)
+    except WireError:
         pass
 
 
@@ -73,8 +80,8 @@ def test_any_bytes_are_a_message_or_a_wire_error(data):
                                          ([1], "A" * 1_000_000), ([True], "AAAAAAAAAAA="), ([-1], ""),
                                          ([10**30], ""), ([1], "AAAAAAAAAA=="), ("1", "")])
 def test_a_value_whose_shape_passes_the_size_check_but_not_numpy_is_a_wire_error(shape, data):
-    with pytest.raises(wire.WireError):
-        wire.decode_value({"type": "x", "dtype": "float32", "shape": shape, "data": data})
+    with pytest.raises(WireError):
+        decode_value({"type": "x", "dtype": "float32", "shape": shape, "data": data})
 
 
 def test_mutated_messages_never_raise_anything_but_a_wire_error():
@@ -93,13 +100,13 @@ def test_mutated_messages_never_raise_anything_but_a_wire_error():
     for _ in range(1000):
         message = mutate(GOOD)
         try:
-            wire.decode_outcome(message.get("outcome") if isinstance(message, dict) else message)
-        except wire.WireError:
+            decode_outcome(message.get("outcome") if isinstance(message, dict) else message)
+        except WireError:
             pass
 
 
 def test_texts_from_a_child_are_encodable_and_types_are_one_line():
-    error = wire.decode_error({"type": "Evil\x1b[2J\nFAKE", "message": "a\udc80b", "module": "m\rx",
+    error = decode_error({"type": "Evil\x1b[2J\nFAKE", "message": "a\udc80b", "module": "m\rx",
                                "frames": [{"file": "<cell 1>", "line": 2, "function": "f\n", "code": "x\x1b"}]})
     assert "\n" not in error.type and "\x1b" not in error.type and error.type.startswith("Evil\\x1b")
     assert error.message == "a\ufffdb"
@@ -141,28 +148,28 @@ def _run() -> SubmissionRun:
 def test_deadlines_belong_to_the_parent_a_message_moves_the_child_forward_once():
     run = _run()
     run._handle({"event": "contained", "measures": []})
-    with pytest.raises(wire.WireError):
+    with pytest.raises(WireError):
         run._handle({"event": "cell-start", "cell": 2})  # not the next cell
     run._handle({"event": "cell-start", "cell": 1})
     armed = run.deadline
-    with pytest.raises(wire.WireError):
+    with pytest.raises(WireError):
         run._handle({"event": "cell-start", "cell": 1})  # again: would re-arm the cell's limit
     assert run.deadline == armed and run.child.channel.sent == []  # no case exists in a child while cells run
     result = {"event": "task-result", "task": 0, "outcome": GOOD["outcome"]}
-    with pytest.raises(wire.WireError):
+    with pytest.raises(WireError):
         run._handle(result)  # before the notebook is loaded
     run._handle({"event": "cell-start", "cell": 2})
     run._handle({"event": "loaded", "errors": [], "defined": {}})
     # The parent hands the first task, with its case only, and arms its deadline itself.
-    (handed,) = [wire.loads(m) for m in run.child.channel.sent]
+    (handed,) = [loads(m) for m in run.child.channel.sent]
     case = run.book.case(Task("td_loss", 0, "student"))
     assert (handed["event"], handed["task"], run.current_task) == ("task", 0, 0)
-    assert np.array_equal(wire.decode_args(handed["args"])["next_q"], case.args["next_q"])
+    assert np.array_equal(decode_args(handed["args"])["next_q"], case.args["next_q"])
     armed = run.deadline
     for message in ({"event": "task-start", "task": 0}, {"event": "task-start", "task": 1},
                     {"event": "loaded", "errors": [], "defined": {}}, {"event": "contained", "measures": []},
                     {"event": "done"}, {**result, "task": 1}):
-        with pytest.raises(wire.WireError):
+        with pytest.raises(WireError):
             run._handle(message)
     assert run.deadline == armed and run.current_task == 0 and len(run.child.channel.sent) == 1
 
@@ -170,7 +177,7 @@ def test_deadlines_belong_to_the_parent_a_message_moves_the_child_forward_once()
 def test_a_load_error_for_a_cell_the_grader_did_not_send_is_a_violation():
     run = _run()
     error = {"type": "ValueError", "message": "", "module": "", "frames": []}
-    with pytest.raises(wire.WireError):
+    with pytest.raises(WireError):
         run._handle({"event": "loaded", "errors": [{"cell": 99, "error": error}], "defined": {}})
 
 
@@ -234,7 +241,7 @@ def _two_exercises(reads: list[list[bytes]]) -> SubmissionRun:
 def test_a_violation_is_the_running_tasks_even_when_its_result_follows_at_once():
     """CI, under load: a broken message, then td_loss's own result arriving while the child was being stopped.
     The result was taken, checkpointed handed to the dying child, and the violation charged to checkpointed."""
-    result = wire.dumps({**GOOD, "task": 0})
+    result = dumps({**GOOD, "task": 0})
     run = _two_exercises([[b"[" * 100_000 + b"]" * 100_000], [result]])
     channel = run.child.channel
     run.pump()
@@ -244,10 +251,22 @@ def test_a_violation_is_the_running_tasks_even_when_its_result_follows_at_once()
     assert run.child is None and not run.finished
 
 
+def test_what_a_submissions_children_send_is_bounded_past_it_the_running_task_broke_the_protocol():
+    """All of a submission's children together send at most MAX_RECEIVED_BYTES (the parent's memory): the
+    message that passes it is not parsed, and the task running is charged, as for any violation."""
+    run = _two_exercises([[dumps({**GOOD, "task": 0})]])
+    run.budget.received = MAX_RECEIVED_BYTES - 10  # what its earlier children sent
+    run.pump()
+    assert run.record.outcomes[0].status == RunStatus.CRASHED
+    assert f"broke the grader's protocol (more than {MAX_RECEIVED_BYTES // 2**20} MiB of answers)" in \
+        run.record.outcomes[0].message
+    assert 1 not in run.record.outcomes and run.child is None and not run.finished  # a new child takes the next
+
+
 def test_a_result_that_arrived_before_the_child_was_stopped_stands_and_charges_no_task():
     """A timeout noticed just after the running task's result reached the socket: the result stands, the next
     task is not handed to the child being killed nor charged with the timeout; a new child takes it."""
-    run = _two_exercises([[], [wire.dumps({**GOOD, "task": 0})]])
+    run = _two_exercises([[], [dumps({**GOOD, "task": 0})]])
     channel = run.child.channel
     run.pump()
     run.check_limits(run.deadline + 1)
@@ -258,7 +277,7 @@ def test_a_result_that_arrived_before_the_child_was_stopped_stands_and_charges_n
     for message in ({"event": "contained", "measures": []}, {"event": "cell-start", "cell": 1},
                     {"event": "loaded", "errors": [], "defined": {}}):
         run._handle(message)
-    assert run.current_task == 1 and wire.loads(run.child.channel.sent[0])["exercise"] == "checkpointed"
+    assert run.current_task == 1 and loads(run.child.channel.sent[0])["exercise"] == "checkpointed"
 
 
 def test_a_timeout_without_a_result_is_the_running_tasks():
@@ -270,8 +289,59 @@ def test_a_timeout_without_a_result_is_the_running_tasks():
 
 
 
+def test_a_stopped_case_costs_the_later_cases_of_its_exercise_and_the_next_exercise_gets_a_new_child():
+    """One bad case costs that case and the later cases of the same implementation and exercise (they would most
+    likely fail the same way, each after its own time limit), never another exercise's."""
+    assignment = assignment_by_id("custom_gradients")
+    book = CaseBook({exercise: assignment.exercise(exercise).cases(1) for exercise in ("td_loss", "checkpointed")})
+    tasks = [Task("td_loss", 0, "student"), Task("td_loss", 1, "student"), Task("checkpointed", 0, "student")]
+    run = SubmissionRun(("student", 0), ChildJob("custom_gradients", cells=[(1, "x = 1", "<cell 1>")]), tasks, book,
+                        Limits(), time_limits=[5.0, 5.0, 5.0])
+    run.start(_ScriptedServer([]))
+    run._kill = run.kill_leftovers = lambda: None  # no process to kill
+    for message in ({"event": "contained", "measures": []}, {"event": "cell-start", "cell": 1},
+                    {"event": "loaded", "errors": [], "defined": {}}):
+        run._handle(message)
+    assert run.current_task == 0
+    run.check_limits(run.deadline + 1)
+    assert run.record.outcomes[0].status == RunStatus.TIMEOUT
+    assert (run.record.outcomes[1].status, run.record.outcomes[1].message) == (
+        RunStatus.NOT_RUN, "not run: an earlier case stopped (timeout after 5 s in td_loss)")
+    assert 2 not in run.record.outcomes and run.child is None and not run.finished  # checkpointed: a new child
+
+
+def test_after_a_hidden_case_why_a_child_stopped_between_cases_is_told_in_the_graders_words_only():
+    """A child that ends between two cases once a hidden one was handed could spell out what it met there (its
+    cells, run again in a new child, exit with a code of their choosing): the note, and the outcomes it leaves,
+    say only that the process stopped."""
+    assignment = assignment_by_id("custom_gradients")
+    book = CaseBook({exercise: assignment.exercise(exercise).cases(1) for exercise in ("td_loss", "checkpointed")})
+    tasks = [Task("td_loss", 0, "student"), Task("checkpointed", 0, "student"), Task("td_loss", 1, "student"),
+             Task("checkpointed", 1, "student")]  # public, public, then the hidden ones (``run_order``)
+    run = SubmissionRun(("student", 0), ChildJob("custom_gradients", cells=[(1, "x = 1", "<cell 1>")]), tasks, book,
+                        Limits(), time_limits=[5.0] * 4)
+    run.start(_ScriptedServer([[dumps({**GOOD, "task": 0})], [dumps({**GOOD, "task": 1})]]))
+    run._kill = run.kill_leftovers = lambda: None  # no process to kill
+    loading = ({"event": "contained", "measures": []}, {"event": "cell-start", "cell": 1},
+               {"event": "loaded", "errors": [], "defined": {}})
+    for message in loading:
+        run._handle(message)
+    run.pump()
+    run.pump()
+    assert run.current_task == 2 and not book.case(tasks[2]).public  # td_loss's hidden case is running
+    run.on_exit()  # the child dies on it: that case's crash, in the grader's words as always
+    assert run.record.outcomes[2].status == RunStatus.CRASHED and run.child is None and not run.finished
+    run.start(_ScriptedServer([]))  # checkpointed's hidden case needs a new child, which runs the cells again
+    for message in loading[:2]:
+        run._handle(message)
+    run.child.exitcode = 77  # the code's choice, between two cases
+    run.on_exit()
+    assert run.finished and run.record.problems == [STOPPED]
+    assert (run.record.outcomes[3].status, run.record.outcomes[3].message) == (RunStatus.CRASHED, STOPPED)
+
+
 def test_a_child_that_ends_right_after_a_result_is_not_handed_the_next_task_nor_charged_with_it():
-    run = _two_exercises([[wire.dumps({**GOOD, "task": 0})]])
+    run = _two_exercises([[dumps({**GOOD, "task": 0})]])
     channel = run.child.channel
     run.on_exit()  # its exit and its last message are seen together
     assert run.record.outcomes[0].status == RunStatus.OK

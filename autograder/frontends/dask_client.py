@@ -23,8 +23,8 @@ from typing import Callable, Iterable, Iterator, TextIO
 from autograder.config import SetupError
 from autograder.frontends.dask_tasks import decode_record, encode_run, killed_message, lost_record
 from autograder.model.outcomes import RunRecord
-from autograder.run import wire
 from autograder.run.supervisor import SubmissionRun
+from autograder.run.wire.checked import WireError
 
 RETRIES = 2  # a task that raised (not a worker that died: that is the scheduler's allowed-failures) runs again
 CONNECT_SECONDS = 30.0
@@ -145,7 +145,7 @@ class ClusterRunner:
             raise SetupError(f"the cluster could not run {what}: {type(error).__name__}: {error}") from None
         try:
             return decode_record(data)
-        except wire.WireError as error:
+        except WireError as error:
             return lost_record(len(run.tasks), f"the grader's worker sent a malformed record ({error})")
 
     def close(self) -> None:

@@ -5,7 +5,7 @@ carries the submission's code (its cells, never its path), the tasks, each exerc
 one way from the course's secret, which stays with the client), the containment and the limits; the worker
 draws the cases from the keys (``Exercise.cases_from_key``) and hands its child one case at a time, as a local
 run does (the child never holds a key); the answer is the ``RunRecord`` the worker's supervisor built from what the
-child sent, re-checked field by field on the client (``wire.decode_record`` is total). Dask pickles its own
+child sent, re-checked field by field on the client (``wire.records.decode_record`` is total). Dask pickles its own
 messages around these bytes, which is why a cluster must be private (docs/cluster.md).
 
 A submission whose task could not run (every worker that tried it died: Dask's ``KilledWorker``) gets a record
@@ -20,14 +20,17 @@ from dataclasses import asdict, fields
 from autograder.config import Limits
 from autograder.course import assignment_by_id
 from autograder.model.outcomes import RunRecord, RunStatus, TaskOutcome
-from autograder.run import wire
+from autograder.run.budgets import MAX_RECEIVED_BYTES
 from autograder.run.handing import CaseBook
 from autograder.run.isolation import Containment
-from autograder.run.supervisor import MAX_RECEIVED_BYTES, SubmissionRun
+from autograder.run.supervisor import SubmissionRun
 from autograder.run.tasks import ChildJob, Task
+from autograder.run.wire import records
+from autograder.run.wire.checked import WireError
+from autograder.run.wire.messages import dumps
 
 TASK_EVENT, RECORD_EVENT = "autograder-task-v1", "autograder-record-v1"
-# A record holds at most MAX_RECEIVED_BYTES of a child's answers (the supervisor's bound), in base64 and JSON.
+# A record holds at most MAX_RECEIVED_BYTES of a child's answers (``run.budgets``), in base64 and JSON.
 MAX_RECORD_BYTES = 2 * MAX_RECEIVED_BYTES
 MAX_CODE_BYTES = 64 * 2**20  # the loader keeps at most 1,000,000 characters of code: this is ample
 # Containment fields the worker decides for itself: the uid comes with its slot, ``applied`` from the child.
@@ -45,7 +48,7 @@ def encode_run(run: SubmissionRun) -> bytes:
     job = run.job
     if run.book.keys is None:
         raise TaskError("a cluster task carries the keys its cases are drawn from, never the cases")
-    return wire.dumps({
+    return dumps({
         "event": TASK_EVENT, "key": [str(part) for part in run.key], "assignment": job.assignment,
         "cells": [[index, code, filename] for index, code, filename in job.cells],
         "tasks": [[t.exercise, t.case_index, t.implementation] for t in run.tasks], "trusted": job.trusted,
@@ -96,20 +99,20 @@ def _book(assignment_id: str, keys: dict[str, bytes]) -> CaseBook:
 
 def encode_record(record: RunRecord) -> bytes:
     """Worker side: the finished run's record, in the codec's plain data."""
-    return wire.dumps({"event": RECORD_EVENT, "record": wire.record_to_data(record)})
+    return dumps({"event": RECORD_EVENT, "record": records.record_to_data(record)})
 
 
 def decode_record(data: object) -> RunRecord:
-    """Client side: a worker's answer, checked as every record is (``wire.WireError`` for anything else)."""
+    """Client side: a worker's answer, checked as every record is (``WireError`` for anything else)."""
     if type(data) is not bytes or len(data) > MAX_RECORD_BYTES:
-        raise wire.WireError("a worker's answer must be the bytes of one record")
+        raise WireError("a worker's answer must be the bytes of one record")
     try:
         message = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
-        raise wire.WireError("a worker's answer is not JSON") from None
+        raise WireError("a worker's answer is not JSON") from None
     if type(message) is not dict or message.get("event") != RECORD_EVENT:
-        raise wire.WireError("a worker's answer is not a record")
-    return wire.decode_record(message.get("record"))
+        raise WireError("a worker's answer is not a record")
+    return records.decode_record(message.get("record"))
 
 
 def lost_record(tasks: int, reason: str) -> RunRecord:

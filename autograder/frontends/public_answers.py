@@ -25,7 +25,8 @@ from autograder.course import all_assignments
 from autograder.model.course import Assignment, Case, Exercise
 from autograder.model.outcomes import TaskOutcome
 from autograder.run.tasks import STUDENT
-from autograder.run.wire import WireError, decode_outcome, outcome_to_data
+from autograder.run.wire.checked import WireError
+from autograder.run.wire.records import decode_outcome, outcome_to_data
 
 DATA = Path(__file__).resolve().parents[1] / "public_cases"
 PUBLIC_SEED = 0  # public cases are fixed; the seed only fills the random ones, which are never public

@@ -33,7 +33,7 @@ from autograder.load.ipython import neutralise_ipython
 from autograder.model.results import Status
 from autograder.report.feedback_text import feedback_text
 from autograder.run.probe import parameters, probe_outcome
-from autograder.run.wire import decode_outcome
+from autograder.run.wire.records import decode_outcome
 
 CHILD_MODULE = "autograder.run.child"  # imported in the grader's children only
 

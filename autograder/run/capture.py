@@ -4,7 +4,7 @@ Only for nbgrader's contained executor (``ChildJob.capture_outputs``): its autog
 cell's outputs as a Jupyter kernel would have left them, although no kernel runs. The cell runs as IPython
 runs it (the last expression's value, unless the cell ends with ``;``, becomes the execute result; open
 pyplot figures are shown at the end of the cell, as the inline backend does). Sizes are cut here to what
-``wire.decode_cell_outputs`` accepts, so a flood of prints costs the student their output, never the
+``wire.cell_outputs.decode_cell_outputs`` accepts, so a flood of prints costs the student their output, never the
 channel. The cell's exception is returned, for the child to report with the others (``loaded``).
 
 Imported by the child (``child_modules``): it holds no grading logic, only output plumbing.
@@ -17,7 +17,7 @@ import io
 import sys
 from typing import Any
 
-from autograder.run import wire
+from autograder.run.wire.cell_outputs import MAX_CELL_OUTPUTS, MAX_IMAGE_BYTES, MAX_OUTPUT_TEXT
 
 CELL_BUDGET = 8 * 2**20  # characters and image bytes of one cell, together: far below a wire message
 CUT = "\n[... the grader kept only the first {} characters of this output]\n"
@@ -36,11 +36,11 @@ class Outputs:
             return
         last = self.items[-1] if self.items else None
         if last is not None and last["kind"] == "stream" and last["name"] == name:
-            room = min(wire.MAX_OUTPUT_TEXT - len(last["text"]), CELL_BUDGET - self.size)
+            room = min(MAX_OUTPUT_TEXT - len(last["text"]), CELL_BUDGET - self.size)
             kept = text[:max(room, 0)]
             last["text"] += kept
-        elif len(self.items) < wire.MAX_CELL_OUTPUTS - 1:
-            room = min(wire.MAX_OUTPUT_TEXT, CELL_BUDGET - self.size)
+        elif len(self.items) < MAX_CELL_OUTPUTS - 1:
+            room = min(MAX_OUTPUT_TEXT, CELL_BUDGET - self.size)
             kept = text[:max(room, 0)]
             last = {"kind": "stream", "name": name, "text": kept}
             self.items.append(last)
@@ -56,7 +56,7 @@ class Outputs:
             return
         bundle = mime_bundle(obj)
         size = sum(len(v) for v in bundle.values())
-        if len(self.items) >= wire.MAX_CELL_OUTPUTS - 1 or self.size + size > CELL_BUDGET:
+        if len(self.items) >= MAX_CELL_OUTPUTS - 1 or self.size + size > CELL_BUDGET:
             self._stop(None)
             return
         self.size += size
@@ -65,9 +65,9 @@ class Outputs:
     def _stop(self, stream: dict | None) -> None:
         """Nothing more is kept of this cell; the last stream says so (the note fits in what was kept back)."""
         self.full = True
-        note = CUT.format(wire.MAX_OUTPUT_TEXT)
+        note = CUT.format(MAX_OUTPUT_TEXT)
         if stream is not None:
-            stream["text"] = stream["text"][:wire.MAX_OUTPUT_TEXT - len(note)] + note
+            stream["text"] = stream["text"][:MAX_OUTPUT_TEXT - len(note)] + note
         else:
             self.items[-1:] = [{"kind": "stream", "name": "stderr", "text": note}]
 
@@ -101,13 +101,13 @@ def mime_bundle(obj: Any) -> dict[str, str]:
             png = obj._repr_png_()
     except Exception:  # noqa: BLE001  (the student's object: its text is shown instead)
         png = None
-    if isinstance(png, bytes) and png.startswith(b"\x89PNG") and len(png) <= wire.MAX_IMAGE_BYTES:
+    if isinstance(png, bytes) and png.startswith(b"\x89PNG") and len(png) <= MAX_IMAGE_BYTES:
         bundle["image/png"] = base64.b64encode(png).decode("ascii")
     try:
         text = repr(obj)
     except Exception as error:  # noqa: BLE001
         text = f"<{type(obj).__name__} object: its repr raised {type(error).__name__}>"
-    bundle["text/plain"] = str(text)[:wire.MAX_OUTPUT_TEXT]
+    bundle["text/plain"] = str(text)[:MAX_OUTPUT_TEXT]
     return bundle
 
 

@@ -23,10 +23,13 @@ tf.get_logger().setLevel("ERROR")  # pfor's retracing warnings would otherwise f
 _ = tf.keras.layers  # Keras loads lazily: load it here, once, before a child hides files or drops privileges
 
 from autograder.course import all_assignments, assignment_by_id, mistake_implementation  # noqa: E402
-from autograder.run import capture, wire  # noqa: E402
+from autograder.run import capture  # noqa: E402
 from autograder.run.isolation import contain  # noqa: E402
 from autograder.run.probe import describe_exception, parameters, probe_outcome  # noqa: E402
 from autograder.run.tasks import ChildJob, Task  # noqa: E402
+from autograder.run.wire.case_inputs import decode_args  # noqa: E402
+from autograder.run.wire.error_info import error_to_data  # noqa: E402
+from autograder.run.wire.messages import dumps, loads  # noqa: E402
 from autograder import supported  # noqa: E402,F401  (the notebooks' setup cell checks TensorFlow with it)
 
 all_assignments()  # the exercise modules too, for the same reason
@@ -80,14 +83,14 @@ def child_main(connection, job: ChildJob) -> None:
     tf.config.threading.set_intra_op_parallelism_threads(job.tf_threads)
 
     def send(message: dict) -> None:
-        connection.send_bytes(wire.dumps(message))
+        connection.send_bytes(dumps(message))
 
     send({"event": "contained", "measures": applied})
     assignment = assignment_by_id(job.assignment)
     namespace = _load(job, send) if job.load else {}
     # No case exists in this process before this point: each comes with its task, after every cell has run,
     # and only the one the next call runs on (CURRICULUM.md, "The course secret stays with the grader").
-    while (order := wire.loads(connection.recv_bytes()))["event"] == "task":
+    while (order := loads(connection.recv_bytes()))["event"] == "task":
         number, exercise = order["task"], assignment.exercise(order["exercise"])
         task = Task(exercise.id, order["case"], order["implementation"])
         if task.mistake is None:
@@ -96,7 +99,7 @@ def child_main(connection, job: ChildJob) -> None:
             function = mistake_implementation(job.assignment, exercise, task.mistake)
         else:
             raise RuntimeError("a mistake model asked of a student's child")
-        args = wire.decode_args(order.pop("args"))
+        args = decode_args(order.pop("args"))
         del order
         outcome = probe_outcome(exercise, function, args, student_file)
         del args, function
@@ -156,12 +159,12 @@ def _load(job: ChildJob, send) -> dict:
             error, outputs = capture.run_cell(code, filename, namespace)
             send({"event": "cell-outputs", "cell": index, "outputs": outputs})
             if error is not None:
-                errors.append({"cell": index, "error": wire.error_to_data(describe_exception(error, student_file))})
+                errors.append({"cell": index, "error": error_to_data(describe_exception(error, student_file))})
             continue
         try:
             exec(compile(code, filename, "exec"), namespace)  # noqa: S102  (this is the sandbox)
         except BaseException as error:  # noqa: BLE001  (SystemExit and KeyboardInterrupt too)
-            errors.append({"cell": index, "error": wire.error_to_data(describe_exception(error, student_file))})
+            errors.append({"cell": index, "error": error_to_data(describe_exception(error, student_file))})
     defined = {exercise.id: parameters(namespace[exercise.id])
                for exercise in assignment_by_id(job.assignment).exercises if namespace.get(exercise.id) is not None}
     send({"event": "loaded", "errors": errors, "defined": defined})

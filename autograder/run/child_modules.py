@@ -14,7 +14,11 @@ CHILD_MODULES = frozenset({
     "autograder.model", "autograder.model.course", "autograder.model.outcomes",
     "autograder.run", "autograder.run.child", "autograder.run.isolation", "autograder.run.probe",
     "autograder.run.capture",  # a cell's outputs for nbgrader's notebook: streams, displays, figures (no data)
-    "autograder.run.tasks", "autograder.run.wire",
+    "autograder.run.tasks",
+    # the codec's child side: checks, messages, values, errors, a case's inputs, a cell's outputs (its records
+    # module, which decodes outcomes and whole records, is the parent's and the stores')
+    "autograder.run.wire", "autograder.run.wire.checked", "autograder.run.wire.messages", "autograder.run.wire.values",
+    "autograder.run.wire.error_info", "autograder.run.wire.case_inputs", "autograder.run.wire.cell_outputs",
     # the containment itself: system calls, namespaces, the file view, Landlock, privileges (no data)
     "autograder.run.linux", "autograder.run.namespaces", "autograder.run.mounts", "autograder.run.landlock",
     "autograder.run.privileges",

@@ -3,7 +3,7 @@
 No case exists in a child before its cells have run, and a child holds no case but the one its function is
 being called on (CURRICULUM.md, "The course secret stays with the grader"): the parent keeps every case of a
 run (``CaseBook``, built from the course's secret in a trusted process) and sends each with its task, over
-the child's socket, when that task starts. A case's inputs are encoded once per run (``wire.encode_args``)
+the child's socket, when that task starts. A case's inputs are encoded once per run (``wire.case_inputs.encode_args``)
 and the same bytes go to every child that runs it.
 
 The order is the parent's too (``run_order``): every public case of every exercise first, then each
@@ -17,8 +17,9 @@ import json
 from dataclasses import dataclass, field
 
 from autograder.model.course import ADVISORY, DIAGNOSTIC, Case
-from autograder.run import wire
 from autograder.run.tasks import Task
+from autograder.run.wire.case_inputs import encode_args
+from autograder.run.wire.messages import dumps
 
 PHASE = {DIAGNOSTIC: 1, ADVISORY: 2}  # after the graded cases of their exercise
 
@@ -38,8 +39,8 @@ class CaseBook:
         """The message that starts task ``number``: what to run, and its case's inputs."""
         key = (task.exercise, task.case_index)
         if key not in self._encoded:
-            self._encoded[key] = json.dumps(wire.encode_args(self.case(task).args), allow_nan=True).encode("utf-8")
-        header = wire.dumps({"event": "task", "task": number, "exercise": task.exercise, "case": task.case_index,
+            self._encoded[key] = json.dumps(encode_args(self.case(task).args), allow_nan=True).encode("utf-8")
+        header = dumps({"event": "task", "task": number, "exercise": task.exercise, "case": task.case_index,
                              "implementation": task.implementation})
         return header[:-1] + b', "args": ' + self._encoded[key] + b"}"
 

@@ -13,12 +13,13 @@ import tempfile
 import time
 from multiprocessing.connection import wait
 
-from autograder.run import wire
 from autograder.run.forkserver import ForkServer
 from autograder.run.isolation import Containment, children_files_private
 from autograder.run.namespaces import can_become
 from autograder.run.processes import sandbox_uid
 from autograder.run.tasks import ChildJob
+from autograder.run.wire.checked import as_list, text
+from autograder.run.wire.messages import MAX_MESSAGE_BYTES, loads
 
 
 def child_measures(timeout: float = 120) -> list[str]:
@@ -31,9 +32,9 @@ def child_measures(timeout: float = 120) -> list[str]:
                                      containment=containment))
         deadline = time.monotonic() + timeout
         while not child.channel.at_end and wait([child.channel], max(0.0, deadline - time.monotonic())):
-            for data in child.channel.receive(wire.MAX_MESSAGE_BYTES)[:1]:
-                message = wire.loads(data)
-                return [wire.text(m, "measure") for m in wire.as_list(message.get("measures"))] \
+            for data in child.channel.receive(MAX_MESSAGE_BYTES)[:1]:
+                message = loads(data)
+                return [text(m, "measure") for m in as_list(message.get("measures"))] \
                     if message.get("event") == "contained" else []
         return []
     finally:

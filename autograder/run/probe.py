@@ -13,7 +13,9 @@ from typing import Any, Callable
 
 from autograder.model.course import ContractError, Exercise
 from autograder.model.outcomes import ErrorInfo
-from autograder.run import wire
+from autograder.run.wire.checked import MAX_TEXT
+from autograder.run.wire.error_info import MAX_FRAMES, error_to_data
+from autograder.run.wire.values import encode_value
 
 
 def parameters(value: Any) -> list[str] | str:
@@ -32,7 +34,7 @@ def encoded_outputs(exercise: Exercise, function: Any, args) -> dict[str, dict]:
     encoded = {}
     for name, value in exercise.probe(function, args).items():
         try:
-            encoded[name] = wire.encode_value(value)
+            encoded[name] = encode_value(value)
         except TypeError as error:
             raise ContractError(f"{exercise.output(name).label} came back as {error}") from None
     return encoded
@@ -50,8 +52,8 @@ def describe_exception(error: BaseException, student_file: Callable[[str], str |
         message = str(error)
     except Exception:  # noqa: BLE001  (a student's exception whose __str__ raises)
         message = "<message unavailable>"
-    return ErrorInfo(type(error).__name__[:200], message[:wire.MAX_TEXT], (type(error).__module__ or "")[:200],
-                     isinstance(error, ContractError), tuple(frames[-wire.MAX_FRAMES:]))
+    return ErrorInfo(type(error).__name__[:200], message[:MAX_TEXT], (type(error).__module__ or "")[:200],
+                     isinstance(error, ContractError), tuple(frames[-MAX_FRAMES:]))
 
 
 def probe_outcome(exercise: Exercise, function: Any, args, student_file: Callable[[str], str | None],
@@ -65,6 +67,6 @@ def probe_outcome(exercise: Exercise, function: Any, args, student_file: Callabl
             raise ContractError(f"{exercise.id} is not defined")
         outputs, error = encoded_outputs(exercise, function, args), None
     except catch as raised:  # noqa: BLE001
-        outputs, error = None, wire.error_to_data(describe_exception(raised, student_file))
+        outputs, error = None, error_to_data(describe_exception(raised, student_file))
     return {"status": "ok" if error is None else "error", "outputs": outputs, "error": error, "message": "",
             "seconds": time.perf_counter() - started}

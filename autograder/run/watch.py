@@ -1,13 +1,16 @@
-"""The parent's watch over one child and all it started: memory, threads and processes, how it ended, killing.
+"""The parent's watch over one child and all it started: its time and memory limits, threads and processes, how
+it ended, killing.
 
 Part of ``supervisor.SubmissionRun`` (its base class), apart so that each module stays one job: the
-supervisor speaks the protocol and keeps the record; this measures and ends processes through /proc.
+supervisor starts and restarts children and hands out tasks (``child_messages`` reads them); this measures
+them against their limits and ends processes through /proc.
 """
 from __future__ import annotations
 
 import os
 import time
 
+from autograder.config import GiB
 from autograder.model.outcomes import RunStatus
 from autograder.run.container import describe_limit, memory_limit, oom_kills
 from autograder.run.isolation import CONTAINMENT_FAILED
@@ -19,7 +22,30 @@ SIGXCPU, SIGKILL = 24, 9
 
 class Watched:
     """What ``SubmissionRun`` knows of its child's processes (it sets ``child``, ``uid``, ``job``, ``limits``,
-    ``record``, ``measures``, ``oom_kills_before`` and the family's last look)."""
+    ``record``, ``measures``, ``oom_kills_before``, the deadlines and the family's last look, and stops a child).
+    """
+
+    def check_limits(self, now: float) -> None:
+        """Stop the child that passed a limit: the submission's time, its task's (or cell's) time, its memory."""
+        if self.child is None or not self.child.is_alive():
+            return
+        if now > self.submission_deadline():
+            self._stop_child(f"the submission's time limit of {self.limits.submission_seconds:g} s was reached",
+                             RunStatus.TIMEOUT, whole_submission=True)
+        elif now > self.deadline:
+            if self.current_task is not None:
+                reason = (f"timeout after {self.time_limits[self.current_task]:g} s in "
+                          f"{self.tasks[self.current_task].exercise}")
+            elif self.expected.finishing:
+                reason = f"the process did not exit within {self.limits.load_seconds:g} s after its last case"
+            else:  # a cell of the notebook hung while loading
+                reason = f"cell [{self.current_cell}] did not finish within {self.limits.load_seconds:g} s"
+            self._stop_child(reason, RunStatus.TIMEOUT)
+        elif self._resident() > self.limits.memory_bytes:
+            self._stop_child(f"memory limit of {self.limits.memory_bytes / GiB:g} GiB exceeded", RunStatus.MEMORY)
+
+    def submission_deadline(self) -> float:
+        return self.started + self.limits.submission_seconds
 
     def _family_tasks(self) -> int:
         return tasks_of([self.child.pid, *descendants(self.child.pid)])

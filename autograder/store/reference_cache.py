@@ -49,10 +49,11 @@ import numpy as np
 from autograder import __version__
 from autograder.config import NUMERIC_ENVIRONMENT, quiet_tensorflow
 from autograder.model.outcomes import RunRecord
-from autograder.run import wire
 from autograder.run.hidden import out_of_sight_problem
 from autograder.run.isolation import children_files_private
 from autograder.run.tasks import Task
+from autograder.run.wire.checked import WireError
+from autograder.run.wire.records import decode_record, record_to_data
 from autograder.store.atomic import folder_key, mark_used, read_entry, trim, write_entry
 
 REFUSED = ("autograder: note: the reference cache and the kept grades are off for this run: the submissions' "
@@ -147,8 +148,8 @@ class ReferenceCache:
             entry = json.loads(data.decode("utf-8"))
             if entry.get("format") != FORMAT or entry.get("tasks") != _tasks_data(tasks):
                 return None
-            record = wire.decode_record(entry.get("record"))
-        except (ValueError, AttributeError, RecursionError, MemoryError, wire.WireError):
+            record = decode_record(entry.get("record"))
+        except (ValueError, AttributeError, RecursionError, MemoryError, WireError):
             return None
         if set(record.outcomes) != set(range(len(tasks))):
             return None
@@ -159,7 +160,7 @@ class ReferenceCache:
         """Keep a clean record; a record with an outcome that depends on the machine is not kept."""
         if not record.clean(len(tasks)):
             return False
-        entry = {"format": FORMAT, "tasks": _tasks_data(tasks), "record": wire.record_to_data(record)}
+        entry = {"format": FORMAT, "tasks": _tasks_data(tasks), "record": record_to_data(record)}
         if not write_entry(self.path(key), json.dumps(entry, allow_nan=True).encode("utf-8"), self.secret()):
             return False
         trim(self.folder, "reference-*.json", KEEP)

@@ -38,5 +38,5 @@ def safe_norm(x):
     norm = peak * tf.sqrt(tf.reduce_sum(tf.square(x / peak[:, None]), axis=1))
 
     def grad_fn(upstream):
-        return upstream[:, None] * x / tf.where(norm > 0, norm, tf.ones_like(norm))[:, None]
+        return upstream[:, None] * (x / tf.where(norm > 0, norm, tf.ones_like(norm))[:, None])
     return norm, grad_fn
