@@ -39,4 +39,4 @@ AUTEUR = "Zoë"
 def safe_norm(x):
     scale = tf.reduce_max(tf.abs(x), axis=-1, keepdims=True)
     norm = tf.squeeze(scale, -1) * tf.norm(tf.math.divide_no_nan(x, scale), axis=-1)
-    return norm, lambda dy: tf.math.divide_no_nan(dy[:, None] * x, norm[:, None])
+    return norm, lambda dy: dy[:, None] * tf.math.divide_no_nan(x, norm[:, None])
