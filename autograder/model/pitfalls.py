@@ -166,7 +166,7 @@ CATALOGUE = {p.id: p for p in (
             "of time or memory at n = 100,000",
             "use `tf.autodiff.ForwardAccumulator(primals=x, tangents=v)` and `acc.jvp(y)`; never build an "
             "(m, n) matrix",
-            look=Look((r"\.jacobian\(|\.batch_jacobian\(|tf\.eye\(",),
+            look=Look((r"\.jacobian\(|\.batch_jacobian\(", r"tf\.eye\("),
                  "this builds the full (m, n) Jacobian", look_for="a `tape.jacobian` or a loop over unit vectors "
                  "that builds the (m, n) matrix")),
     Pitfall("per-example-loop",

@@ -18,7 +18,7 @@ from autograder.course.implicit.callables import (ARGMIN_FUNCTIONS, argmin_objec
 from autograder.course.implicit.shared import (NO_GRADIENT_LOOK, SAMPLE_STRIDE, SCALE_N, THETA_GRADIENT,
                                                weighted_theta_gradient)
 from autograder.course.probing import tensor
-from autograder.model.course import Exercise, Mistake, Output
+from autograder.model.course import Exercise, Look, Mistake, Output
 
 REASON = ("argmin_gradient: w* = inner_solver(theta) for g strictly convex in w, Hessian condition number at most "
           "50, theta (m,) with m up to 10, n up to 100,000, cg_iters from 10 to 100 enough for CG to reach float32 "
@@ -158,7 +158,10 @@ EXERCISE = Exercise(
         Mistake("wrong-value", "am_steepest_descent",
                 "each new CG direction is the new residual alone (d = r'): that is steepest descent, which needs "
                 "far more than cg_iters steps at these condition numbers",
-                "conjugate the directions: `d = r_new + (rr_new / rr) * d`"),
+                "conjugate the directions: `d = r_new + (rr_new / rr) * d`",
+                look=Look((r"\bd\w*\s*=\s*r\w*\s*(#.*)?$",), "the new direction is the new residual alone",
+                          look_for="the line that sets the new CG direction to the new residual (`d = r`), without "
+                                   "the `(rr_new / rr) * d` term")),
     ),
     hints={
         "materialized-hessian": "never form H (no `tape.jacobian`, no `tf.hessians`): each CG step needs only the "
