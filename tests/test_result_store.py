@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -71,23 +72,34 @@ def without_path(result: dict) -> dict:
     return {key: value for key, value in result.items() if key not in ("submission", "student")}
 
 
-@pytest.fixture
-def graded_class(tmp_path):
-    """Three students graded once (seed 31): the run that keeps their grades."""
-    cache = tmp_path / "cache"
+@pytest.fixture(scope="module")
+def first_run(tmp_path_factory) -> tuple[Path, Path, dict[str, dict]]:
+    """Three students graded once (seed 31) for the module: the run that keeps their grades."""
+    base = tmp_path_factory.mktemp("first-run")
     for student in ("ada", "bram", "chiara"):
-        place(tmp_path / "class" / "submitted", student, example(student))
-    results, started = grade(tmp_path, cache, str(tmp_path / "class" / "submitted"), "--seed", "31")
+        place(base / "class" / "submitted", student, example(student))
+    results, started = grade(base, base / "cache", str(base / "class" / "submitted"), "--seed", "31")
     assert started.count("student") == 3 and started.count("reference") == 1
-    return tmp_path, cache, {r["student"]: r for r in results}
+    return base / "class", base / "cache", {r["student"]: r for r in results}
+
+
+@pytest.fixture
+def graded_class(first_run, tmp_path):
+    """The first run's class folder, a copy of its cache for this test alone (each test changes or damages
+    what it holds: copytree keeps the folder's key, modes and dates, so its entries verify as the first run
+    left them) and its results."""
+    class_folder, kept, first = first_run
+    cache = tmp_path / "cache"
+    shutil.copytree(kept, cache)
+    return tmp_path, cache, first, class_folder
 
 
 @pytest.mark.slow  # starts a grader
 def test_a_reuse_run_takes_the_kept_grade_of_the_same_code_and_runs_nothing(graded_class):
-    tmp_path, cache, first = graded_class
+    tmp_path, cache, first, class_folder = graded_class
     assert len(list((cache / "results").glob("result-*.json"))) == 3
     copy = place(tmp_path / "later" / "submitted", "bram", resaved(example("bram")))
-    graded = tmp_path / "class" / "submitted" / "bram" / "custom_gradients" / "custom_gradients.ipynb"
+    graded = class_folder / "submitted" / "bram" / "custom_gradients" / "custom_gradients.ipynb"
     assert copy.read_bytes() != graded.read_bytes()
     results, started = grade(tmp_path, cache, str(copy), "--seed", "31", "--reuse-results")
     assert started == []  # neither the submission nor the reference ran: no child at all
@@ -99,7 +111,7 @@ def test_a_reuse_run_takes_the_kept_grade_of_the_same_code_and_runs_nothing(grad
 @pytest.mark.slow  # starts a grader
 @pytest.mark.parametrize("change", ["code", "seed", "limits", "solutions", "no reuse asked"])
 def test_anything_a_grade_depends_on_changes_and_the_submission_runs_again(graded_class, change):
-    tmp_path, cache, first = graded_class
+    tmp_path, cache, first, _ = graded_class
     notebook = example("bram")
     if change == "code":
         cell = next(c for c in notebook.cells
@@ -140,11 +152,11 @@ def test_a_run_that_timed_out_is_not_kept_and_runs_again(tmp_path):
 
 @pytest.mark.slow  # starts a grader
 def test_a_damaged_entry_is_not_taken(graded_class):
-    tmp_path, cache, first = graded_class
+    tmp_path, cache, first, class_folder = graded_class
     for entry in (cache / "results").glob("result-*.json"):
         data = entry.read_bytes()
         entry.write_bytes(data.replace(b'"score": ', b'"score": 1', 1))  # the digest line no longer matches
-    path = tmp_path / "class" / "submitted" / "ada" / "custom_gradients" / "custom_gradients.ipynb"
+    path = class_folder / "submitted" / "ada" / "custom_gradients" / "custom_gradients.ipynb"
     results, started = grade(tmp_path, cache, str(path), "--seed", "31", "--reuse-results")
     assert started.count("student") == 1 and results[0] == first["ada"]
 
