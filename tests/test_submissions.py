@@ -177,6 +177,7 @@ def test_the_four_forms_are_named_by_what_they_do(graded):
 # Named mistakes that sit on no single line: the feedback says what to look for, and the lines it may be.
 NO_SINGLE_LINE = {
     ("bad_safe_norm_wrong-norm-axis.py", "wrong-norm-axis"),  # axis=0 on the scale's line and on the sum's
+    ("bad_root_solve_materialized-jacobian.py", "materialized-jacobian"),  # tape.jacobian for dx and for dtheta
 }
 
 

@@ -16,7 +16,7 @@ from autograder.course.implicit.callables import FIXED_POINT_FUNCTIONS, fixed_po
 from autograder.course.implicit.shared import (NO_GRADIENT_LOOK, RESULT, RESULT_SAMPLE, SCALE_N, THETA_GRADIENT,
                                                weighted_theta_gradient)
 from autograder.course.probing import tensor
-from autograder.model.course import Exercise, Mistake
+from autograder.model.course import Exercise, Look, Mistake
 
 REASON = ("fixed_point: iters iterations of a contraction f (spectral norm of df/dx at most 0.9) from x0, n up to "
           "100,000, m up to 100, iters from 1 to 500, and the implicit gradient at the returned x")
@@ -145,7 +145,10 @@ EXERCISE = Exercise(
         Mistake("wrong-value", "fp_adjoint_iters",
                 "your adjoint iteration runs `iters` times, as many as the forward one, instead of until it "
                 "stops changing: with few iterations u is far from the solution of u = g + (df/dx)ᵀ u",
-                "iterate until a step changes u by at most 1e-6 of its norm (at most 1,000 steps), whatever iters is"),
+                "iterate until a step changes u by at most 1e-6 of its norm (at most 1,000 steps), whatever iters is",
+                look=Look((r"@loop output_gradients\s*=", r"@loop \.gradient\("),
+                          "this adjoint step runs `iters` times, then stops whether or not u has converged",
+                          look_for="the loop in grad_fn that updates u")),
         Mistake("wrong-value", "fp_one_iteration_more",
                 "your loop runs iters + 1 iterations (a `range(iters + 1)`, or one more call of f after it)",
                 "run exactly `iters` iterations: `for _ in range(iters): x = f(x, theta)`", outputs=("x",)),
