@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, checkout_entries
+from helpers import ROOT, checkout_entries, grade_json, once_per_run, run_folder
 
 # A check of the static reading that crashes raises instead of leaving its evidence out, here and in every
 # grader the tests start (they inherit this environment): a test expecting no finding cannot pass on a crash.
@@ -60,3 +60,28 @@ def pytest_sessionfinish(session, exitstatus) -> None:
 
 CHECKOUT_BEFORE = pytest.StashKey[object]()
 CHECKOUT_LEFT = pytest.StashKey[list]()
+
+
+# --------------------------------------------------------------------------- what one test run shares
+
+@pytest.fixture(scope="session", autouse=True)
+def grading_cache(tmp_path_factory) -> str:
+    """The cache folder of every grader a test starts without a cache of its own: one per test run, shared by
+    the xdist workers (references computed once per assignment and seed, however many tests grade with them),
+    below pytest's temporary folder. Not the user's ~/.cache: the tests would fill it with kept grades, and a
+    run's time would depend on what earlier runs left there. A cache the caller set (or `off`) is kept."""
+    os.environ.setdefault("AUTOGRADER_CACHE", str(run_folder(tmp_path_factory) / "autograder-cache"))
+    return os.environ["AUTOGRADER_CACHE"]
+
+
+@pytest.fixture(scope="session")
+def example_class(tmp_path_factory, grading_cache) -> tuple[list[dict], Path]:
+    """The bundled example class graded once per test run: `autograder grade examples --seed 1` with its
+    feedback pages and class report (test_examples.py holds it to the golden JSON; the nbgrader course compares
+    nbgrader's grades with it). Its folder is read, never changed."""
+    def grade(folder: Path) -> list[dict]:
+        return grade_json("examples", "--seed", "1", "--feedback-dir", str(folder / "feedback"), "--report-dir",
+                          str(folder / "report"), cwd=ROOT)
+
+    folder, results = once_per_run(tmp_path_factory, "example-class", grade)
+    return results, folder

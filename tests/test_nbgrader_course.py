@@ -7,6 +7,13 @@ By default the course's autograde runs the kit's contained executor (no kernel):
 must equal the CLI's for the same notebook and seed, every cell that ran must show what it showed, and no
 student-facing output may show a hidden case. A second, small course switches to the kernel path with its
 one configuration line and must grade the same.
+
+The course's seed is 1, the example class's: the CLI's grades of its notebooks are the run's one grading of
+the class (conftest.py's ``example_class``, the same solutions byte for byte), and the CLI grades the showcase
+student alone. The courses start with the references that grading computed (the run's cache: entries keyed by
+the solution's bytes, the assignment and the seed, so a course that graded with other solutions or another seed
+would compute its own and differ); nbgrader computing its own references is exercised by the other nbgrader
+modules.
 """
 from __future__ import annotations
 
@@ -28,10 +35,11 @@ from autograder.load.cells import read_submission
 from autograder.load.program import program_digest
 from autograder.store.reference_cache import reference_key
 from autograder.store.result_store import ResultStore
-from helpers import ASSIGNMENT_IDS, ROOT, grade_json, keyed_entry, nbgrader_course, quiet_env, run_nbgrader, with_cell
+from helpers import (ASSIGNMENT_IDS, ROOT, grade_json, keyed_entry, nbgrader_course, quiet_env, run_nbgrader, with_cell,
+                     with_references)
 
 pytestmark = pytest.mark.slow
-SEED = 20261129
+SEED = 1  # the example class's seed: the run grades the class once (conftest.py's example_class)
 EXAMPLES = ROOT / "examples" / "submitted"
 SHOWCASE = "zoe"  # ada's custom_gradients with two cells of her own that show every kind of output
 SHOWCASE_CELLS = ('print("my notes")\nimport sys\nprint("a warning", file=sys.stderr)\n'
@@ -41,8 +49,9 @@ SHOWCASE_CELLS = ('print("my notes")\nimport sys\nprint("a warning", file=sys.st
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory) -> Path:
+def course(tmp_path_factory, example_class) -> Path:
     course = nbgrader_course(tmp_path_factory.mktemp("course"), ASSIGNMENT_IDS)
+    with_references(course / "autograder-cache")
     shutil.copytree(EXAMPLES, course / "submitted", dirs_exist_ok=True)
     ada = EXAMPLES / "ada" / "custom_gradients" / "custom_gradients.ipynb"
     showcase = course / "submitted" / SHOWCASE / "custom_gradients" / "custom_gradients.ipynb"
@@ -55,10 +64,16 @@ def course(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def cli_results(course) -> dict[tuple[str, str], dict]:
-    """The CLI on the same files, the same seed and the course's solutions."""
-    results = grade_json(str(course / "submitted"), "--seed", str(SEED), "--solutions", str(course / "solutions"))
-    return {(r["student"], r["assignment"]): r for r in results}
+def cli_results(course, example_class) -> dict[tuple[str, str], dict]:
+    """The CLI on the same files, the same seed and the same solutions: the example class as the run graded it
+    (`autograder grade examples --seed 1`), and the showcase student graded alone with the course's solutions."""
+    for assignment in ASSIGNMENT_IDS:  # the course's solutions are the repository's, byte for byte
+        notebook = Path("solutions") / assignment / f"{assignment}.ipynb"
+        assert (course / notebook).read_bytes() == (ROOT / notebook).read_bytes(), notebook
+    results, _ = example_class
+    showcase = grade_json(str(course / "submitted" / SHOWCASE), "--seed", str(SEED), "--solutions",
+                          str(course / "solutions"))
+    return {(r["student"], r["assignment"]): r for r in [*results, *showcase]}
 
 
 def submissions(course: Path) -> list[tuple[str, str]]:
@@ -198,8 +213,9 @@ MARK = 4242.0  # and its "seconds" set to this: a graded cell's own run would wr
 
 
 @pytest.fixture(scope="module")
-def kernel_course(tmp_path_factory) -> Path:
+def kernel_course(tmp_path_factory, example_class) -> Path:
     course = nbgrader_course(tmp_path_factory.mktemp("kernel-course"), ("custom_gradients",), executor="Execute")
+    with_references(course / "autograder-cache")
     for student in KERNEL_STUDENTS:
         shutil.copytree(EXAMPLES / student / "custom_gradients", course / "submitted" / student / "custom_gradients")
     cache = course / "autograder-cache"
