@@ -55,17 +55,17 @@ def images_of(notebook) -> int:
                for o in cell.get("outputs", []))
 
 
-_EXECUTED: dict[str, nbformat.NotebookNode] = {}
-
-
-@pytest.fixture
+@pytest.fixture(scope="module")
 def executed_solution(tmp_path_factory):
-    """Each solution notebook run once in a real kernel, shared by the tests that read its outputs."""
+    """Each solution notebook run once in a real kernel, shared by the tests that read its outputs (one xdist
+    group: conftest.py keeps the tests of a module-scoped fixture on one worker)."""
+    executed: dict[str, nbformat.NotebookNode] = {}
+
     def run(assignment: str) -> nbformat.NotebookNode:
-        if assignment not in _EXECUTED:
-            _EXECUTED[assignment] = execute(ROOT / "solutions" / assignment / f"{assignment}.ipynb",
-                                            tmp_path_factory.mktemp(assignment), allow_errors=False)
-        return _EXECUTED[assignment]
+        if assignment not in executed:
+            executed[assignment] = execute(ROOT / "solutions" / assignment / f"{assignment}.ipynb",
+                                           tmp_path_factory.mktemp(assignment), allow_errors=False)
+        return executed[assignment]
     return run
 
 
