@@ -2,11 +2,18 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, checkout_entries, grade_json, once_per_run, run_folder
+# jsonschema (which nbformat imports) builds rfc3987-syntax's IRI grammars with lark when it is imported: 1.5 s of
+# CPU in each worker before the first test, for its "iri" format checks, which no schema the tests validate with
+# uses (nbformat's schemas name no format). The workers go without them; the tools the tests start (nbgrader,
+# Jupyter) are other processes and keep theirs.
+sys.modules.setdefault("rfc3987_syntax", None)
+
+from helpers import ROOT, checkout_entries, generate_course, grade_json, once_per_run, run_folder
 
 # A check of the static reading that crashes raises instead of leaving its evidence out, here and in every
 # grader the tests start (they inherit this environment): a test expecting no finding cannot pass on a crash.
@@ -143,3 +150,12 @@ def example_class(tmp_path_factory, grading_cache) -> tuple[list[dict], Path]:
 
     folder, results = once_per_run(tmp_path_factory, "example-class", grade)
     return results, folder
+
+
+@pytest.fixture(scope="session")
+def generated_course(tmp_path_factory) -> Path:
+    """The nbgrader course generated once per test run (helpers.generate_course: the solutions, the
+    configuration, `nbgrader generate_assignment` for every assignment). Courses are copies of it
+    (helpers.nbgrader_course); it is read, never changed."""
+    folder, _ = once_per_run(tmp_path_factory, "nbgrader-course", lambda folder: str(generate_course(folder)))
+    return folder

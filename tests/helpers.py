@@ -837,21 +837,36 @@ def classroom50_problem(data, env: dict[str, str] = CLASSROOM50_RUNNER_ENV) -> s
 
 # --------------------------------------------------------------------------- real nbgrader courses (issue 14)
 
-def nbgrader_course(folder: Path, assignments: tuple[str, ...], executor: str | None = None) -> Path:
-    """A course in ``folder``: the repository's solutions and nbgrader_config.py (its EXECUTOR line replaced
-    when ``executor`` is given: the one line that picks the kernel path), and the releases generated."""
-    import shutil
+def open_gradebook(course: Path):
+    """nbgrader's gradebook of ``course`` (a context manager, as nbgrader's ``Gradebook``), imported when first
+    needed: nbgrader's import costs each worker a second of CPU, and most test runs (the fast set) read none."""
+    from nbgrader.api import Gradebook
 
+    return Gradebook(f"sqlite:///{course / 'gradebook.db'}")
+
+
+def generate_course(folder: Path) -> Path:
+    """A course in ``folder``: the repository's solutions and nbgrader_config.py, and `nbgrader generate_assignment`
+    run for every assignment (the releases in assignments/, the gradebook knowing each). conftest.py's
+    ``generated_course`` makes it once per test run; ``nbgrader_course`` copies it."""
     shutil.copytree(ROOT / "solutions", folder / "solutions")
-    config = (ROOT / "nbgrader_config.py").read_text(encoding="utf-8")
+    shutil.copy2(ROOT / "nbgrader_config.py", folder / "nbgrader_config.py")
+    for assignment in ASSIGNMENT_IDS:
+        run_nbgrader(folder, "generate_assignment", assignment, "--force")
+    return folder
+
+
+def nbgrader_course(folder: Path, generated: Path, executor: str | None = None) -> Path:
+    """A course in ``folder``, a copy of ``generated`` (``generate_course``'s: every assignment generated) with
+    its EXECUTOR line replaced when ``executor`` is given (the one line that picks the kernel path), and an
+    empty submitted/."""
+    shutil.copytree(generated, folder, dirs_exist_ok=True)
+    config = (folder / "nbgrader_config.py").read_text(encoding="utf-8")
     if executor is not None:
         line = 'EXECUTOR = "autograder.frontends.nbgrader_executor.ContainedExecute"'
         assert config.count(line) == 1, "nbgrader_config.py has no EXECUTOR line to switch"
-        config = config.replace(line, f"EXECUTOR = {executor}")
-    (folder / "nbgrader_config.py").write_text(config, encoding="utf-8")
+        (folder / "nbgrader_config.py").write_text(config.replace(line, f"EXECUTOR = {executor}"), encoding="utf-8")
     (folder / "submitted").mkdir(exist_ok=True)
-    for assignment in assignments:
-        run_nbgrader(folder, "generate_assignment", assignment, "--force")
     return folder
 
 

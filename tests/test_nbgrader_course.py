@@ -27,7 +27,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbgrader.api import Gradebook
 
 from autograder.config import Limits
 from autograder.course import assignment_by_id
@@ -35,8 +34,8 @@ from autograder.load.cells import read_submission
 from autograder.load.program import program_digest
 from autograder.store.reference_cache import reference_key
 from autograder.store.result_store import ResultStore
-from helpers import (ASSIGNMENT_IDS, ROOT, grade_json, keyed_entry, nbgrader_course, quiet_env, run_nbgrader, with_cell,
-                     with_references)
+from helpers import (ASSIGNMENT_IDS, ROOT, grade_json, keyed_entry, nbgrader_course, open_gradebook, quiet_env,
+                     run_nbgrader, with_cell, with_references)
 
 pytestmark = pytest.mark.slow
 SEED = 1  # the example class's seed: the run grades the class once (conftest.py's example_class)
@@ -49,8 +48,8 @@ SHOWCASE_CELLS = ('print("my notes")\nimport sys\nprint("a warning", file=sys.st
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory, example_class) -> Path:
-    course = nbgrader_course(tmp_path_factory.mktemp("course"), ASSIGNMENT_IDS)
+def course(tmp_path_factory, example_class, generated_course) -> Path:
+    course = nbgrader_course(tmp_path_factory.mktemp("course"), generated_course)
     with_references(course / "autograder-cache")
     shutil.copytree(EXAMPLES, course / "submitted", dirs_exist_ok=True)
     ada = EXAMPLES / "ada" / "custom_gradients" / "custom_gradients.ipynb"
@@ -82,7 +81,7 @@ def submissions(course: Path) -> list[tuple[str, str]]:
 
 def test_nbgrader_records_the_clis_points_for_every_exercise_of_every_submission(course, cli_results):
     assert len(cli_results) == len(submissions(course)) == 33  # the 32 of examples/submitted and zoe
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+    with open_gradebook(course) as gradebook:
         for student, assignment in submissions(course):
             notebook = gradebook.find_submission_notebook(assignment, assignment, student)
             nbgrader_points = {grade.name: grade.score for grade in notebook.grades}
@@ -96,7 +95,7 @@ def test_nbgrader_records_the_clis_points_for_every_exercise_of_every_submission
 
 
 def test_the_gradebook_is_complete_for_formgrader(course):
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+    with open_gradebook(course) as gradebook:
         for student, assignment in submissions(course):
             notebook = gradebook.find_submission_notebook(assignment, assignment, student)
             assert len(notebook.grades) == len(assignment_by_id(assignment).exercises)
@@ -213,8 +212,8 @@ MARK = 4242.0  # and its "seconds" set to this: a graded cell's own run would wr
 
 
 @pytest.fixture(scope="module")
-def kernel_course(tmp_path_factory, example_class) -> Path:
-    course = nbgrader_course(tmp_path_factory.mktemp("kernel-course"), ("custom_gradients",), executor="Execute")
+def kernel_course(tmp_path_factory, example_class, generated_course) -> Path:
+    course = nbgrader_course(tmp_path_factory.mktemp("kernel-course"), generated_course, executor="Execute")
     with_references(course / "autograder-cache")
     for student in KERNEL_STUDENTS:
         shutil.copytree(EXAMPLES / student / "custom_gradients", course / "submitted" / student / "custom_gradients")
@@ -234,7 +233,7 @@ def kernel_course(tmp_path_factory, example_class) -> Path:
 def test_the_kernel_path_grades_as_the_cli_in_kernels_and_reuses_the_class_runs_grade(kernel_course):
     cli = {r["student"]: r for r in grade_json(str(kernel_course / "submitted"), "--seed", str(SEED),
                                                 "--solutions", str(kernel_course / "solutions"))}
-    with Gradebook(f"sqlite:///{kernel_course / 'gradebook.db'}") as gradebook:
+    with open_gradebook(kernel_course) as gradebook:
         for student in KERNEL_STUDENTS:
             notebook = gradebook.find_submission_notebook("custom_gradients", "custom_gradients", student)
             assert notebook.score == pytest.approx(cli[student]["score"], abs=1e-3), student
