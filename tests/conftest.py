@@ -13,7 +13,7 @@ import pytest
 # Jupyter) are other processes and keep theirs.
 sys.modules.setdefault("rfc3987_syntax", None)
 
-from helpers import ROOT, checkout_entries, generate_course, grade_json, once_per_run, run_folder
+from helpers import ROOT, build_wheel, checkout_entries, generate_course, grade_json, once_per_run, run_folder
 
 # A check of the static reading that crashes raises instead of leaving its evidence out, here and in every
 # grader the tests start (they inherit this environment): a test expecting no finding cannot pass on a crash.
@@ -159,3 +159,11 @@ def generated_course(tmp_path_factory) -> Path:
     (helpers.nbgrader_course); it is read, never changed."""
     folder, _ = once_per_run(tmp_path_factory, "nbgrader-course", lambda folder: str(generate_course(folder)))
     return folder
+
+
+@pytest.fixture(scope="session")
+def kit_wheel(tmp_path_factory) -> Path:
+    """The kit's wheel (the students' wheel), built once per test run (helpers.build_wheel: from a copy of the
+    sources, outside the checkout); read, never changed."""
+    folder, name = once_per_run(tmp_path_factory, "kit-wheel", lambda folder: build_wheel(folder).name)
+    return folder / name
