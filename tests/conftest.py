@@ -2,11 +2,18 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, checkout_entries
+# jsonschema (which nbformat imports) builds rfc3987-syntax's IRI grammars with lark when it is imported: 1.5 s of
+# CPU in each worker before the first test, for its "iri" format checks, which no schema the tests validate with
+# uses (nbformat's schemas name no format). The workers go without them; the tools the tests start (nbgrader,
+# Jupyter) are other processes and keep theirs.
+sys.modules.setdefault("rfc3987_syntax", None)
+
+from helpers import ROOT, build_wheel, checkout_entries, generate_course, grade_json, once_per_run, run_folder
 
 # A check of the static reading that crashes raises instead of leaving its evidence out, here and in every
 # grader the tests start (they inherit this environment): a test expecting no finding cannot pass on a crash.
@@ -18,18 +25,76 @@ def root() -> Path:
     return ROOT
 
 
-# The longest modules first (measured: seconds of one worker, 2026-12-02), so that with `-n 2 --dist loadfile`
-# the two workers end together instead of one finishing a long module alone at the end (longest first is the
-# classic greedy schedule). Order within a module is kept; modules not named keep their order after these.
-LONGEST_FIRST = ("test_submissions.py", "test_nbgrader_course.py", "test_fresh_clone_course.py", "test_cluster.py",
-                 "test_hostile.py", "test_examples.py", "test_class_runs.py", "test_nbgrader_hostile.py", "test_unprivileged.py",
-                 "test_grading_core.py", "test_notebooks.py", "test_result_store.py", "test_selfcheck.py")
+# --------------------------------------------------------------------------- two workers, kept busy to the end
+# `-n 2 --dist loadgroup` (pyproject.toml) hands out units of work: an xdist group (its tests go to one worker,
+# in order) or a single test. conftest.py makes the groups:
+# - tests that share a fixture their module computes once (module or class scope), directly or through another
+#   test: one group, so that the fixture is computed once ("<module>::<fixture>");
+# - the fast tests (not marked slow) of a module that share none: one group ("<module>"), so that what they import
+#   in the worker itself (TensorFlow, matplotlib, nbconvert) is imported by one worker, not both;
+# - a module may name its own groups (the corpus: one per assignment, so that two corpora are graded at once).
+# Every other test (slow, sharing nothing: it starts its own grader) is a unit of its own. Units are handed out
+# longest first (the classic greedy schedule: no worker is left alone with a long unit at the end; units of
+# unknown length keep their order after the known ones); `--no-loadscope-reorder` keeps that order (xdist
+# would sort groups by their number of tests).
+#
+# Seconds of one worker (wall, two workers busy on this 2-core machine; measured 2026-12-03), by group or by
+# test ("<module>::<test function>"). A missing or wrong number changes no result, only the order.
+SECONDS = {
+    "corpus-higher_order": 400, "corpus-jacobians": 180, "corpus-implicit": 100, "corpus-custom_gradients": 40,
+}
 
 
+def shared_fixtures(item) -> list[str]:
+    """The fixtures of the test's own module (module or class scope) that it takes: computed once, shared."""
+    info = getattr(item, "_fixtureinfo", None)
+    module = Path(str(item.fspath)).name
+    return sorted(name for name in (info.names_closure if info else ())
+                  for definition in info.name2fixturedefs.get(name, ())[-1:]
+                  if definition.scope in ("module", "class") and Path(definition.baseid.split("::")[0]).name == module)
+
+
+def group_of(item) -> str | None:
+    marker = item.get_closest_marker("xdist_group")
+    return (marker.args[0] if marker.args else marker.kwargs.get("name")) if marker else None
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups
 def pytest_collection_modifyitems(items: list) -> None:
-    rank = {name: number for number, name in enumerate(LONGEST_FIRST)}
+    # Tests that share a fixture, directly or through another test, are one group (union-find on the fixtures).
+    parent: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def root(key: tuple[str, str]) -> tuple[str, str]:
+        while parent.setdefault(key, key) != key:
+            key = parent[key]
+        return key
+
+    sharing = {}
+    for item in items:
+        if group_of(item) is None and (shared := shared_fixtures(item)):
+            keys = [(Path(str(item.fspath)).name, name) for name in shared]
+            for key in keys[1:]:
+                parent[root(key)] = root(keys[0])
+            sharing[id(item)] = keys[0]
+    for item in items:
+        if group_of(item) is not None:
+            continue
+        if id(item) in sharing:
+            item.add_marker(pytest.mark.xdist_group("::".join(root(sharing[id(item)]))))
+        elif item.get_closest_marker("slow") is None:
+            item.add_marker(pytest.mark.xdist_group(Path(str(item.fspath)).name))
+
+    def unit(item) -> str:
+        return group_of(item) or item.nodeid
+
+    def seconds(name: str) -> float:
+        return SECONDS.get(name, SECONDS.get(name.split("[")[0].split("/")[-1], 0))
+
     order = {id(item): number for number, item in enumerate(items)}
-    items.sort(key=lambda item: (rank.get(Path(str(item.fspath)).name, len(rank)), order[id(item)]))
+    first: dict[str, int] = {}
+    for item in items:
+        first.setdefault(unit(item), order[id(item)])
+    items.sort(key=lambda item: (-seconds(unit(item)), first[unit(item)], order[id(item)]))
 
 
 # --------------------------------------------------------------------------- nothing written into the checkout
@@ -60,3 +125,45 @@ def pytest_sessionfinish(session, exitstatus) -> None:
 
 CHECKOUT_BEFORE = pytest.StashKey[object]()
 CHECKOUT_LEFT = pytest.StashKey[list]()
+
+
+# --------------------------------------------------------------------------- what one test run shares
+
+@pytest.fixture(scope="session", autouse=True)
+def grading_cache(tmp_path_factory) -> str:
+    """The cache folder of every grader a test starts without a cache of its own: one per test run, shared by
+    the xdist workers (references computed once per assignment and seed, however many tests grade with them),
+    below pytest's temporary folder. Not the user's ~/.cache: the tests would fill it with kept grades, and a
+    run's time would depend on what earlier runs left there. A cache the caller set (or `off`) is kept."""
+    os.environ.setdefault("AUTOGRADER_CACHE", str(run_folder(tmp_path_factory) / "autograder-cache"))
+    return os.environ["AUTOGRADER_CACHE"]
+
+
+@pytest.fixture(scope="session")
+def example_class(tmp_path_factory, grading_cache) -> tuple[list[dict], Path]:
+    """The bundled example class graded once per test run: `autograder grade examples --seed 1` with its
+    feedback pages and class report (test_examples.py holds it to the golden JSON; the nbgrader course compares
+    nbgrader's grades with it). Its folder is read, never changed."""
+    def grade(folder: Path) -> list[dict]:
+        return grade_json("examples", "--seed", "1", "--feedback-dir", str(folder / "feedback"), "--report-dir",
+                          str(folder / "report"), cwd=ROOT)
+
+    folder, results = once_per_run(tmp_path_factory, "example-class", grade)
+    return results, folder
+
+
+@pytest.fixture(scope="session")
+def generated_course(tmp_path_factory) -> Path:
+    """The nbgrader course generated once per test run (helpers.generate_course: the solutions, the
+    configuration, `nbgrader generate_assignment` for every assignment). Courses are copies of it
+    (helpers.nbgrader_course); it is read, never changed."""
+    folder, _ = once_per_run(tmp_path_factory, "nbgrader-course", lambda folder: str(generate_course(folder)))
+    return folder
+
+
+@pytest.fixture(scope="session")
+def kit_wheel(tmp_path_factory) -> Path:
+    """The kit's wheel (the students' wheel), built once per test run (helpers.build_wheel: from a copy of the
+    sources, outside the checkout); read, never changed."""
+    folder, name = once_per_run(tmp_path_factory, "kit-wheel", lambda folder: build_wheel(folder).name)
+    return folder / name

@@ -110,6 +110,39 @@ def exercise(result: dict, exercise_id: str) -> dict:
     return next(e for e in result["exercises"] if e["id"] == exercise_id)
 
 
+# --------------------------------------------------------------------------- what one test run shares
+
+def run_folder(tmp_path_factory) -> Path:
+    """This test run's temporary folder that every pytest-xdist worker sees: the parent of the worker's own
+    basetemp under xdist (pytest-xdist's documented way to share between workers), the basetemp without it.
+    Outside the checkout, like every folder pytest makes."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def once_per_run(tmp_path_factory, name: str, make):
+    """``(folder, data)``: what ``make(folder)`` made in ``folder`` and returned (JSON data), made once per test
+    run however many workers and modules ask. The first to ask makes it under a file lock; the others wait on
+    the lock, then read what it left. Why: an expensive result several modules read (the example class graded,
+    a corpus graded) costs one grading per run, not one per module and worker. The folder is to be read, never
+    changed: a test that changes what it holds works on a copy. A ``make`` that fails leaves nothing: the next
+    to ask tries again (and fails with its own traceback)."""
+    import fcntl
+
+    root = run_folder(tmp_path_factory)
+    folder, done = root / f"once-{name}", root / f"once-{name}.json"
+    with open(root / f"once-{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also when this process dies
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            data = make(folder)
+            partial = done.with_suffix(".partial")
+            partial.write_text(json.dumps(data), encoding="utf-8")
+            partial.rename(done)
+    return folder, json.loads(done.read_text(encoding="utf-8"))
+
+
 # --------------------------------------------------------------------------- Gradescope's rules
 
 def check_gradescope(data: dict) -> None:
@@ -804,22 +837,51 @@ def classroom50_problem(data, env: dict[str, str] = CLASSROOM50_RUNNER_ENV) -> s
 
 # --------------------------------------------------------------------------- real nbgrader courses (issue 14)
 
-def nbgrader_course(folder: Path, assignments: tuple[str, ...], executor: str | None = None) -> Path:
-    """A course in ``folder``: the repository's solutions and nbgrader_config.py (its EXECUTOR line replaced
-    when ``executor`` is given: the one line that picks the kernel path), and the releases generated."""
-    import shutil
+def open_gradebook(course: Path):
+    """nbgrader's gradebook of ``course`` (a context manager, as nbgrader's ``Gradebook``), imported when first
+    needed: nbgrader's import costs each worker a second of CPU, and most test runs (the fast set) read none."""
+    from nbgrader.api import Gradebook
 
+    return Gradebook(f"sqlite:///{course / 'gradebook.db'}")
+
+
+def generate_course(folder: Path) -> Path:
+    """A course in ``folder``: the repository's solutions and nbgrader_config.py, and `nbgrader generate_assignment`
+    run for every assignment (the releases in assignments/, the gradebook knowing each). conftest.py's
+    ``generated_course`` makes it once per test run; ``nbgrader_course`` copies it."""
     shutil.copytree(ROOT / "solutions", folder / "solutions")
-    config = (ROOT / "nbgrader_config.py").read_text(encoding="utf-8")
+    shutil.copy2(ROOT / "nbgrader_config.py", folder / "nbgrader_config.py")
+    for assignment in ASSIGNMENT_IDS:
+        run_nbgrader(folder, "generate_assignment", assignment, "--force")
+    return folder
+
+
+def nbgrader_course(folder: Path, generated: Path, executor: str | None = None) -> Path:
+    """A course in ``folder``, a copy of ``generated`` (``generate_course``'s: every assignment generated) with
+    its EXECUTOR line replaced when ``executor`` is given (the one line that picks the kernel path), and an
+    empty submitted/."""
+    shutil.copytree(generated, folder, dirs_exist_ok=True)
+    config = (folder / "nbgrader_config.py").read_text(encoding="utf-8")
     if executor is not None:
         line = 'EXECUTOR = "autograder.frontends.nbgrader_executor.ContainedExecute"'
         assert config.count(line) == 1, "nbgrader_config.py has no EXECUTOR line to switch"
-        config = config.replace(line, f"EXECUTOR = {executor}")
-    (folder / "nbgrader_config.py").write_text(config, encoding="utf-8")
+        (folder / "nbgrader_config.py").write_text(config.replace(line, f"EXECUTOR = {executor}"), encoding="utf-8")
     (folder / "submitted").mkdir(exist_ok=True)
-    for assignment in assignments:
-        run_nbgrader(folder, "generate_assignment", assignment, "--force")
     return folder
+
+
+def with_references(cache: Path) -> Path:
+    """``cache`` (a course's own cache folder) starting with the reference entries of the run's cache
+    (conftest.py's ``grading_cache``) and its key, under which they verify; not its kept grades. An entry is
+    keyed by the solution's bytes, the assignment, the seed and the grader: a course that grades with the same
+    ones takes it instead of computing the reference again, any other computes its own."""
+    shared = Path(os.environ.get("AUTOGRADER_CACHE", ""))
+    if not (shared / "key").is_file():
+        return cache  # no run cache (turned off): the course computes its references itself
+    cache.mkdir(mode=0o700, parents=True, exist_ok=True)
+    for entry in [shared / "key", *shared.glob("reference-*.json")]:
+        shutil.copy2(entry, cache / entry.name)
+    return cache
 
 
 def run_nbgrader(course: Path, *args: str, seed: int = 20261129, timeout: float = 1800) -> subprocess.CompletedProcess:

@@ -1,9 +1,9 @@
 """Grading over Dask distributed: a real `dask scheduler` and `autograder worker` processes on 127.0.0.1.
 
-The slow tests start and stop their own cluster and compare the contract's JSON with the golden local result
+The slow tests share one cluster (module fixture) and compare the contract's JSON with the golden local result
 (tests/fixtures/example_class_seed1.json: `autograder grade examples --seed 1`, with this machine's default
-of --jobs 2; test_examples.py holds the local run to it): the example class, a class whose worker is SIGKILLed
-halfway, a client killed halfway and rerun, and a submission that kills every worker it lands on. The fast
+of --jobs 2; test_examples.py holds the local run to it): the example class, a client killed halfway and rerun,
+a submission that kills every worker it lands on, and last a class whose worker is SIGKILLed halfway. The fast
 tests check the task and record encoding and the KilledWorker -> error mapping without a cluster.
 """
 from __future__ import annotations
@@ -137,19 +137,20 @@ def assert_golden(results: list[dict], paths: list[str]) -> None:
 
 @pytest.fixture(scope="module")
 def shared_cluster(tmp_path_factory):
-    """One cluster for the tests that keep both workers; a submission that kills its worker twice is that
-    submission's error (allowed-failures 1), and a worker holds one task at a time (worker-saturation 1.0: a
-    worker's death then counts against the one task it ran, never against a queued innocent one)."""
+    """One cluster for the slow tests (one xdist group: conftest.py); a submission that kills its
+    worker twice is that submission's error (allowed-failures 1), and a worker holds one task at a time
+    (worker-saturation 1.0: a worker's death then counts against the one task it ran, never against a queued
+    innocent one). The last test kills a worker for good."""
     folder = tmp_path_factory.mktemp("cluster")
-    with cluster(folder, allowed_failures="1", worker_saturation="1.0") as (address, _):
-        yield address, folder / "client-cache"
+    with cluster(folder, allowed_failures="1", worker_saturation="1.0") as (address, nodes):
+        yield address, folder / "client-cache", nodes
 
 
 # --------------------------------------------------------------------------- the slow tests
 
 @pytest.mark.slow
 def test_the_example_class_over_the_cluster_gives_the_local_json(shared_cluster):
-    address, cache = shared_cluster
+    address, cache, _ = shared_cluster
     done = subprocess.run(client_command(address, ["examples"]), cwd=ROOT, env=cluster_env(cache),
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -164,7 +165,7 @@ def test_the_example_class_over_the_cluster_gives_the_local_json(shared_cluster)
 
 @pytest.mark.slow
 def test_a_client_killed_halfway_reruns_only_what_is_missing(shared_cluster, tmp_path):
-    address, cache = shared_cluster
+    address, cache, _ = shared_cluster
     output = tmp_path / "results.json"
     env = cluster_env(cache)
     with open(tmp_path / "first.log", "wb") as log:
@@ -193,7 +194,7 @@ def test_a_submission_that_kills_every_worker_it_lands_on_is_its_own_error(share
     from autograder.frontends.dask_worker import run_on_worker
     from autograder.pipeline.grading_run import grade
 
-    address, cache = shared_cluster
+    address, cache, _ = shared_cluster
 
     def killing_its_worker(task: bytes) -> bytes:  # a local function: Dask ships it by value
         if CRASH_MARKER.encode() in task:
@@ -223,29 +224,11 @@ def test_a_submission_that_kills_every_worker_it_lands_on_is_its_own_error(share
 
 
 @pytest.mark.slow
-def test_a_worker_killed_halfway_costs_no_grade(tmp_path):
-    with cluster(tmp_path / "cluster") as (address, nodes):
-        output = tmp_path / "results.json"
-        env = cluster_env(tmp_path / "client-cache")
-        with open(tmp_path / "client.log", "wb") as log:
-            client = subprocess.Popen(client_command(address, SMALL, output), cwd=ROOT, env=env, stdout=log,
-                                      stderr=log)
-            deadline = time.monotonic() + 600
-            while journaled(output) < 2 and client.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.05)
-            assert client.poll() is None, "the class finished before the worker could be killed"
-            os.killpg(nodes[0].pid, signal.SIGKILL)  # the nanny, its worker, its fork server and its child
-            assert client.wait(600) == 0, (tmp_path / "client.log").read_text()[-3000:]
-        assert nodes[0].wait(10) == -signal.SIGKILL
-        assert_golden(json.loads(output.read_text()), SMALL)
-
-
-@pytest.mark.slow
 def test_over_the_cluster_no_output_holds_the_secret_and_honest_work_gets_its_solo_json(shared_cluster, tmp_path):
     """Round three (issue 22) over Dask: a worker gets each exercise's key, never the seed, and hands its child
     one case at a time; the memory oracle finds neither the seed nor a case before its turn, the channel attack
     carries no hidden input out, and honest work graded beside them gets the JSON it gets alone, locally."""
-    address, cache = shared_cluster
+    address, cache, _ = shared_cluster
     folder = tmp_path / "submissions"
     copy_submissions(["honest_a.py", "leak_all_hidden_channels.py", "leak_td_loss_memory_oracle.py"], folder,
                      "cluster", seed=SECRET)
@@ -268,6 +251,26 @@ def test_over_the_cluster_no_output_holds_the_secret_and_honest_work_gets_its_so
     assert results["honest_a.py"]["score"] == assignment_by_id("custom_gradients").max_score
     assert {k: v for k, v in results["honest_a.py"].items() if k != "submission"} == \
         {k: v for k, v in solo.items() if k != "submission"}
+
+
+@pytest.mark.slow
+def test_a_worker_killed_halfway_costs_no_grade(shared_cluster, tmp_path):
+    """The module's last test on the cluster: it kills one of its two workers for good (a client of its own,
+    whose cache is empty: the references run on the workers too)."""
+    address, _, nodes = shared_cluster
+    output = tmp_path / "results.json"
+    env = cluster_env(tmp_path / "client-cache")
+    with open(tmp_path / "client.log", "wb") as log:
+        client = subprocess.Popen(client_command(address, SMALL, output), cwd=ROOT, env=env, stdout=log,
+                                  stderr=log)
+        deadline = time.monotonic() + 600
+        while journaled(output) < 2 and client.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert client.poll() is None, "the class finished before the worker could be killed"
+        os.killpg(nodes[0].pid, signal.SIGKILL)  # the nanny, its worker, its fork server and its child
+        assert client.wait(600) == 0, (tmp_path / "client.log").read_text()[-3000:]
+    assert nodes[0].wait(10) == -signal.SIGKILL
+    assert_golden(json.loads(output.read_text()), SMALL)
 
 
 # --------------------------------------------------------------------------- fast: encoding, the mapping

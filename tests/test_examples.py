@@ -17,7 +17,7 @@ import pytest
 
 from autograder.model.results import from_contract
 from autograder.report.text import class_table
-from helpers import ROOT, Browser, assert_accessible, assert_same_result, axe_script, exercise, grade_json, run_autograder
+from helpers import ROOT, Browser, assert_accessible, assert_same_result, axe_script, exercise, run_autograder
 
 pytestmark = pytest.mark.slow
 
@@ -145,11 +145,10 @@ def key(path: Path) -> tuple[str, str]:
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory) -> tuple[list[dict], Path]:
-    """The class graded once, its feedback pages and class report written beside (outside the checkout)."""
-    folder = tmp_path_factory.mktemp("example-class")
-    return grade_json("examples", "--seed", "1", "--feedback-dir", str(folder / "feedback"), "--report-dir",
-                      str(folder / "report"), cwd=ROOT), folder
+def graded(example_class) -> tuple[list[dict], Path]:
+    """The class graded once per test run (conftest.py: `autograder grade examples --seed 1`), its feedback pages
+    and class report written beside (outside the checkout)."""
+    return example_class
 
 
 @pytest.fixture(scope="module")

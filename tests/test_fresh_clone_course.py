@@ -23,10 +23,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from nbgrader.api import Gradebook
 
 from autograder.course import assignment_by_id
-from helpers import ROOT, Browser, Formgrader, quiet_env
+from helpers import ROOT, Browser, Formgrader, open_gradebook, quiet_env
 
 pytestmark = pytest.mark.slow
 ASSIGNMENT = "custom_gradients"  # the fastest assignment of the example class
@@ -101,7 +100,7 @@ def test_formgrader_knows_the_class_before_the_first_autograde_and_its_buttons_g
     assert first_click["bram"]["autograded"] and not first_click["bram"]["needs_manual_grade"]
     assert first_click["bram"]["score"] == pytest.approx(bram["score"], abs=1e-3)
     assert 0 < bram["score"] < assignment_by_id(ASSIGNMENT).max_score
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+    with open_gradebook(course) as gradebook:
         grades = {g.name: g.score for g in gradebook.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, "bram").grades}
     assert grades == {f"test_{e['id']}": pytest.approx(e["score"], abs=1e-4) for e in bram["exercises"]}
 
@@ -124,7 +123,7 @@ def test_the_readmes_nbgrader_commands_grade_the_example_class_as_the_cli_does(c
     cli = readme_run["cli"]
     assert sorted(cli) == sorted(p.name for p in (course / "submitted").iterdir()
                                  if (p / ASSIGNMENT).is_dir())
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+    with open_gradebook(course) as gradebook:
         for student, result in cli.items():
             notebook = gradebook.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, student)
             assert notebook.score == pytest.approx(result["score"], abs=1e-3), student
@@ -170,7 +169,7 @@ def test_course_init_lays_out_a_course_where_nbgraders_round_trip_grades_as_the_
         assert (course / name).exists(), name
     assert "nbgrader autograde custom_gradients" in own_course["init"].stdout  # it says what to type next
     [collected] = [p for p in (course / "submitted").iterdir() if p.is_dir()]  # the student who submitted
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+    with open_gradebook(course) as gradebook:
         assert {a.name for a in gradebook.assignments} == {"custom_gradients", "higher_order", "jacobians", "implicit"}
         notebook = gradebook.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, collected.name)
         assert notebook.score == pytest.approx(own_course["cli"]["bram"]["score"], abs=1e-3)

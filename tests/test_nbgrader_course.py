@@ -7,6 +7,13 @@ By default the course's autograde runs the kit's contained executor (no kernel):
 must equal the CLI's for the same notebook and seed, every cell that ran must show what it showed, and no
 student-facing output may show a hidden case. A second, small course switches to the kernel path with its
 one configuration line and must grade the same.
+
+The course's seed is 1, the example class's: the CLI's grades of its notebooks are the run's one grading of
+the class (conftest.py's ``example_class``, the same solutions byte for byte), and the CLI grades the showcase
+student alone. The courses start with the references that grading computed (the run's cache: entries keyed by
+the solution's bytes, the assignment and the seed, so a course that graded with other solutions or another seed
+would compute its own and differ); nbgrader computing its own references is exercised by the other nbgrader
+modules.
 """
 from __future__ import annotations
 
@@ -20,7 +27,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbgrader.api import Gradebook
 
 from autograder.config import Limits
 from autograder.course import assignment_by_id
@@ -28,10 +34,11 @@ from autograder.load.cells import read_submission
 from autograder.load.program import program_digest
 from autograder.store.reference_cache import reference_key
 from autograder.store.result_store import ResultStore
-from helpers import ASSIGNMENT_IDS, ROOT, grade_json, keyed_entry, nbgrader_course, quiet_env, run_nbgrader, with_cell
+from helpers import (ASSIGNMENT_IDS, ROOT, grade_json, keyed_entry, nbgrader_course, open_gradebook, quiet_env,
+                     run_nbgrader, with_cell, with_references)
 
 pytestmark = pytest.mark.slow
-SEED = 20261129
+SEED = 1  # the example class's seed: the run grades the class once (conftest.py's example_class)
 EXAMPLES = ROOT / "examples" / "submitted"
 SHOWCASE = "zoe"  # ada's custom_gradients with two cells of her own that show every kind of output
 SHOWCASE_CELLS = ('print("my notes")\nimport sys\nprint("a warning", file=sys.stderr)\n'
@@ -41,8 +48,9 @@ SHOWCASE_CELLS = ('print("my notes")\nimport sys\nprint("a warning", file=sys.st
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory) -> Path:
-    course = nbgrader_course(tmp_path_factory.mktemp("course"), ASSIGNMENT_IDS)
+def course(tmp_path_factory, example_class, generated_course) -> Path:
+    course = nbgrader_course(tmp_path_factory.mktemp("course"), generated_course)
+    with_references(course / "autograder-cache")
     shutil.copytree(EXAMPLES, course / "submitted", dirs_exist_ok=True)
     ada = EXAMPLES / "ada" / "custom_gradients" / "custom_gradients.ipynb"
     showcase = course / "submitted" / SHOWCASE / "custom_gradients" / "custom_gradients.ipynb"
@@ -55,10 +63,16 @@ def course(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def cli_results(course) -> dict[tuple[str, str], dict]:
-    """The CLI on the same files, the same seed and the course's solutions."""
-    results = grade_json(str(course / "submitted"), "--seed", str(SEED), "--solutions", str(course / "solutions"))
-    return {(r["student"], r["assignment"]): r for r in results}
+def cli_results(course, example_class) -> dict[tuple[str, str], dict]:
+    """The CLI on the same files, the same seed and the same solutions: the example class as the run graded it
+    (`autograder grade examples --seed 1`), and the showcase student graded alone with the course's solutions."""
+    for assignment in ASSIGNMENT_IDS:  # the course's solutions are the repository's, byte for byte
+        notebook = Path("solutions") / assignment / f"{assignment}.ipynb"
+        assert (course / notebook).read_bytes() == (ROOT / notebook).read_bytes(), notebook
+    results, _ = example_class
+    showcase = grade_json(str(course / "submitted" / SHOWCASE), "--seed", str(SEED), "--solutions",
+                          str(course / "solutions"))
+    return {(r["student"], r["assignment"]): r for r in [*results, *showcase]}
 
 
 def submissions(course: Path) -> list[tuple[str, str]]:
@@ -67,7 +81,7 @@ def submissions(course: Path) -> list[tuple[str, str]]:
 
 def test_nbgrader_records_the_clis_points_for_every_exercise_of_every_submission(course, cli_results):
     assert len(cli_results) == len(submissions(course)) == 33  # the 32 of examples/submitted and zoe
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+    with open_gradebook(course) as gradebook:
         for student, assignment in submissions(course):
             notebook = gradebook.find_submission_notebook(assignment, assignment, student)
             nbgrader_points = {grade.name: grade.score for grade in notebook.grades}
@@ -81,7 +95,7 @@ def test_nbgrader_records_the_clis_points_for_every_exercise_of_every_submission
 
 
 def test_the_gradebook_is_complete_for_formgrader(course):
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+    with open_gradebook(course) as gradebook:
         for student, assignment in submissions(course):
             notebook = gradebook.find_submission_notebook(assignment, assignment, student)
             assert len(notebook.grades) == len(assignment_by_id(assignment).exercises)
@@ -198,8 +212,9 @@ MARK = 4242.0  # and its "seconds" set to this: a graded cell's own run would wr
 
 
 @pytest.fixture(scope="module")
-def kernel_course(tmp_path_factory) -> Path:
-    course = nbgrader_course(tmp_path_factory.mktemp("kernel-course"), ("custom_gradients",), executor="Execute")
+def kernel_course(tmp_path_factory, example_class, generated_course) -> Path:
+    course = nbgrader_course(tmp_path_factory.mktemp("kernel-course"), generated_course, executor="Execute")
+    with_references(course / "autograder-cache")
     for student in KERNEL_STUDENTS:
         shutil.copytree(EXAMPLES / student / "custom_gradients", course / "submitted" / student / "custom_gradients")
     cache = course / "autograder-cache"
@@ -218,7 +233,7 @@ def kernel_course(tmp_path_factory) -> Path:
 def test_the_kernel_path_grades_as_the_cli_in_kernels_and_reuses_the_class_runs_grade(kernel_course):
     cli = {r["student"]: r for r in grade_json(str(kernel_course / "submitted"), "--seed", str(SEED),
                                                 "--solutions", str(kernel_course / "solutions"))}
-    with Gradebook(f"sqlite:///{kernel_course / 'gradebook.db'}") as gradebook:
+    with open_gradebook(kernel_course) as gradebook:
         for student in KERNEL_STUDENTS:
             notebook = gradebook.find_submission_notebook("custom_gradients", "custom_gradients", student)
             assert notebook.score == pytest.approx(cli[student]["score"], abs=1e-3), student

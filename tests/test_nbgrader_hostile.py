@@ -14,10 +14,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from nbgrader.api import Gradebook
 
 from autograder.course import assignment_by_id
-from helpers import HOSTILE, ROOT, grade_json, nbgrader_course, run_nbgrader, secret_forms, with_cell
+from helpers import HOSTILE, ROOT, grade_json, nbgrader_course, open_gradebook, run_nbgrader, secret_forms, with_cell
 
 pytestmark = pytest.mark.slow
 SEED = 8305617242907418661  # the course's secret (63 bits, as nbgrader_config.py makes .autograder-seed)
@@ -135,8 +134,8 @@ def trick_notebook(course: Path, student: str, trick: str) -> Path:
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory) -> Path:
-    course = nbgrader_course(tmp_path_factory.mktemp("hostile-course"), (ASSIGNMENT,))
+def course(tmp_path_factory, generated_course) -> Path:
+    course = nbgrader_course(tmp_path_factory.mktemp("hostile-course"), generated_course)
     for student in (HONEST, CLASSMATE):
         shutil.copytree(EXAMPLES / student / ASSIGNMENT, course / "submitted" / student / ASSIGNMENT)
     for trick in TRICKS:
@@ -154,7 +153,7 @@ def cli(course) -> dict[str, dict]:
 
 
 def nbgrader_points(course: Path, student: str) -> tuple[float, dict[str, float]]:
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+    with open_gradebook(course) as gradebook:
         notebook = gradebook.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, student)
         return notebook.score, {g.name[len("test_"):]: g.score for g in notebook.grades}
 
@@ -173,16 +172,16 @@ def test_no_trick_scores_more_in_nbgrader_than_the_honest_work_it_starts_from(co
 def test_the_honest_students_grades_and_the_gradebook_are_untouched(course, cli):
     for student in (HONEST, CLASSMATE):
         assert nbgrader_points(course, student)[0] == pytest.approx(cli[student]["score"], abs=1e-3)
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+    with open_gradebook(course) as gradebook:
         for student in gradebook.students:
             notebook = gradebook.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, student.id)
             assert all(grade.manual_score is None for grade in notebook.grades), student.id
 
 
-def test_under_the_kernel_path_the_fake_module_trick_does_raise_the_score(tmp_path, cli):
+def test_under_the_kernel_path_the_fake_module_trick_does_raise_the_score(tmp_path, cli, generated_course):
     """What the contained executor closes: the same notebook in kernels gets full marks (so the test above can
     fail: it would, on the kernel path)."""
-    course = nbgrader_course(tmp_path, (ASSIGNMENT,), executor="Execute")
+    course = nbgrader_course(tmp_path, generated_course, executor="Execute")
     trick_notebook(course, "fake_modules", "fake_modules")
     run_nbgrader(course, "autograde", ASSIGNMENT, "--force", seed=SEED)
     total, _ = nbgrader_points(course, "fake_modules")

@@ -17,10 +17,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from nbgrader.api import Gradebook
 
 from autograder.course import assignment_by_id
-from helpers import ROOT, Elements, grade_json, nbgrader_course, run_nbgrader
+from helpers import ROOT, Elements, grade_json, nbgrader_course, open_gradebook, run_nbgrader
 
 pytestmark = pytest.mark.slow
 SEED = 6_120_448_913_775_102_337
@@ -98,8 +97,8 @@ NOTEBOOKS = {"locked_answers": locked_answers, "duplicated_cells": duplicated_ce
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory) -> Path:
-    course = nbgrader_course(tmp_path_factory.mktemp("round-four-course"), (ASSIGNMENT,))
+def course(tmp_path_factory, generated_course) -> Path:
+    course = nbgrader_course(tmp_path_factory.mktemp("round-four-course"), generated_course)
     for student, source in (("ada", "ada"), ("bram", "bram"), ("zz_honest", "ada")):
         shutil.copytree(EXAMPLES / source / ASSIGNMENT, course / "submitted" / student / ASSIGNMENT)
     for student, make in NOTEBOOKS.items():
@@ -116,7 +115,7 @@ def course(tmp_path_factory) -> Path:
 
 
 def nbgrader_score(course: Path, student: str) -> tuple[float, float]:
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+    with open_gradebook(course) as gradebook:
         notebook = gradebook.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, student)
         return notebook.score, notebook.max_score
 
@@ -131,7 +130,23 @@ def autograded(course: Path, student: str) -> Path:
     return course / "autograded" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
 
 
-def test_every_student_is_graded_whatever_one_notebook_holds(course):
+KEPT = ("duplicated_cells", "forged_metadata", "locked_answers", "markdown_xss")
+
+
+@pytest.fixture(scope="module")
+def cli_scores(course) -> dict[str, float]:
+    """The CLI's score of every file the tests below compare with, by path, from one run (a file's grade does not
+    depend on the files graded beside it: test_class_runs.py): bram's notebook, the notebooks nbgrader kept and
+    the locked answers as handed in. The honest control is compared with ada's notebook graded alone."""
+    paths = [EXAMPLES / "bram" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", *(autograded(course, s) for s in KEPT),
+             course / "submitted" / "locked_answers" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"]
+    results = grade_json(*map(str, paths), "--assignment", ASSIGNMENT, "--seed", str(SEED), "--solutions",
+                         str(course / "solutions"))
+    assert sorted(r["submission"] for r in results) == sorted(map(str, paths))
+    return {r["submission"]: r["score"] for r in results}
+
+
+def test_every_student_is_graded_whatever_one_notebook_holds(course, cli_scores):
     """The duplicated cells, the forged metadata and the file that is not a notebook stop no one: every student
     has a score, and the honest control graded after them all gets what the CLI gives it alone."""
     maximum = assignment_by_id(ASSIGNMENT).max_score
@@ -140,24 +155,23 @@ def test_every_student_is_graded_whatever_one_notebook_holds(course):
     assert all(total == maximum for _, total in scores.values()), scores  # forged points changed no maximum
     alone = cli_score(course, EXAMPLES / "ada" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
     assert scores["zz_honest"][0] == pytest.approx(alone, abs=1e-3) == scores["ada"][0]
-    assert scores["bram"][0] == pytest.approx(cli_score(course, EXAMPLES / "bram" / ASSIGNMENT /
-                                                        f"{ASSIGNMENT}.ipynb"), abs=1e-3)
+    assert scores["bram"][0] == pytest.approx(cli_scores[str(EXAMPLES / "bram" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")],
+                                              abs=1e-3)
     log = (course / "autograde.log").read_text(encoding="utf-8")
     assert "SchemaTooOldError" not in log and "earlier copy of cell 'test_log1pexp'" in log
     assert "names no cell of the assignment" in log and "cannot be read" in log
 
 
-@pytest.mark.parametrize("student", ["duplicated_cells", "forged_metadata", "locked_answers", "markdown_xss"])
-def test_nbgrader_grades_the_notebook_it_keeps(course, student):
+@pytest.mark.parametrize("student", KEPT)
+def test_nbgrader_grades_the_notebook_it_keeps(course, cli_scores, student):
     """What formgrader shows (the autograded notebook) is what earned the points: nbgrader's score is the CLI's
     on that notebook."""
-    assert nbgrader_score(course, student)[0] == pytest.approx(cli_score(course, autograded(course, student)),
-                                                               abs=1e-3)
+    assert nbgrader_score(course, student)[0] == pytest.approx(cli_scores[str(autograded(course, student))], abs=1e-3)
 
 
-def test_answers_written_into_a_locked_cell_earn_nothing(course):
+def test_answers_written_into_a_locked_cell_earn_nothing(course, cli_scores):
     submitted = course / "submitted" / "locked_answers" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
-    assert cli_score(course, submitted) == assignment_by_id(ASSIGNMENT).max_score  # the file holds every answer
+    assert cli_scores[str(submitted)] == assignment_by_id(ASSIGNMENT).max_score  # the file holds every answer
     assert nbgrader_score(course, "locked_answers")[0] == 0  # nbgrader kept the released setup cell
     kept = json.loads(autograded(course, "locked_answers").read_text(encoding="utf-8"))
     released = _released()

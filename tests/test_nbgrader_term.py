@@ -29,9 +29,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from nbgrader.api import Gradebook
 
-from helpers import ROOT, Browser, Formgrader, layout, quiet_env
+from helpers import ROOT, Browser, Formgrader, layout, open_gradebook, quiet_env
 
 pytestmark = pytest.mark.slow
 ASSIGNMENT = "custom_gradients"
@@ -142,14 +141,14 @@ def term(tmp_path_factory) -> dict:
 def test_nbgrader_records_the_students_named_in_their_config_not_the_unix_account(term):
     assert term["inbound"] == ["ama", "kwame"]
     assert sorted(p.name for p in (term["course"] / "submitted").iterdir()) == ["ama", "chiara", "kwame"]
-    with Gradebook(f"sqlite:///{term['course'] / 'gradebook.db'}") as gradebook:
+    with open_gradebook(term["course"]) as gradebook:
         assert sorted(s.id for s in gradebook.students) == ["ama", "chiara", "kwame"]
 
 
 def test_every_grade_of_the_term_is_the_clis(term):
     for button in ("collect", "autograde", "generate", "release"):
         assert term[button]["success"] is True, (button, term[button].get("error", "")[-3000:])
-    with Gradebook(f"sqlite:///{term['course'] / 'gradebook.db'}") as gradebook:
+    with open_gradebook(term["course"]) as gradebook:
         for student in WORK:
             notebook = gradebook.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, student)
             assert notebook.score == pytest.approx(golden_score(student), abs=1e-3), student

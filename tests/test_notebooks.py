@@ -55,17 +55,17 @@ def images_of(notebook) -> int:
                for o in cell.get("outputs", []))
 
 
-_EXECUTED: dict[str, nbformat.NotebookNode] = {}
-
-
-@pytest.fixture
+@pytest.fixture(scope="module")
 def executed_solution(tmp_path_factory):
-    """Each solution notebook run once in a real kernel, shared by the tests that read its outputs."""
+    """Each solution notebook run once in a real kernel, shared by the tests that read its outputs (one xdist
+    group: conftest.py keeps the tests of a module-scoped fixture on one worker)."""
+    executed: dict[str, nbformat.NotebookNode] = {}
+
     def run(assignment: str) -> nbformat.NotebookNode:
-        if assignment not in _EXECUTED:
-            _EXECUTED[assignment] = execute(ROOT / "solutions" / assignment / f"{assignment}.ipynb",
-                                            tmp_path_factory.mktemp(assignment), allow_errors=False)
-        return _EXECUTED[assignment]
+        if assignment not in executed:
+            executed[assignment] = execute(ROOT / "solutions" / assignment / f"{assignment}.ipynb",
+                                           tmp_path_factory.mktemp(assignment), allow_errors=False)
+        return executed[assignment]
     return run
 
 
@@ -127,7 +127,7 @@ def nbgrader_validate(notebook: Path, cwd: Path, *options: str, **env: str) -> s
     return done.stdout + done.stderr
 
 
-def test_run_all_shows_a_failing_check_and_nbgrader_validate_still_reports_it(tmp_path):
+def test_run_all_shows_a_failing_check_and_nbgrader_validate_still_reports_it(tmp_path, generated_course):
     """Wrong answers (dev's plain tf.round, no gradient; dev's log1pexp ignores the upstream gradient; dev's safe_norm
     multiplies upstream by x before it divides): Run All shows the checks' feedback and goes on; nbgrader's own
     validate reports the failures, with the checks' words on a student's machine (--validate-all: only then does
@@ -156,8 +156,8 @@ def test_run_all_shows_a_failing_check_and_nbgrader_validate_still_reports_it(tm
     assert "SelfCheckFailed: log1pexp: public checks failed [ignores-upstream]" in failed
     assert "SelfCheckFailed: safe_norm: public checks failed [unstable-gradient]" in failed
 
-    course = nbgrader_course(tmp_path / "course", ())  # the course's nbgrader_config.py and solutions, not the
-    report = nbgrader_validate(student / source.name, course)  # checkout: nbgrader there would write its seed
+    course = nbgrader_course(tmp_path / "course", generated_course)  # the course's configuration and solutions,
+    report = nbgrader_validate(student / source.name, course)  # not the checkout: nbgrader there would write its seed
     assert "VALIDATION FAILED ON 3 CELL(S)!" in report, report[-3000:]
     failed = report[report.index("The following cell failed:"):]
     assert 'grade_exercise("custom_gradients", "straight_through_round")' in failed, failed[:2000]
@@ -166,14 +166,10 @@ def test_run_all_shows_a_failing_check_and_nbgrader_validate_still_reports_it(tm
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENT_IDS)
-def test_released_notebook_is_what_nbgrader_generates_now(assignment, tmp_path):
-    course = tmp_path / "course"
-    shutil.copytree(ROOT / "solutions" / assignment, course / "solutions" / assignment)
-    shutil.copy(ROOT / "nbgrader_config.py", course)
-    done = subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force"],
-                          cwd=course, env=quiet_env(), capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    fresh = json.loads((course / "assignments" / assignment / f"{assignment}.ipynb").read_text())
+def test_released_notebook_is_what_nbgrader_generates_now(assignment, generated_course):
+    """The run's generated course (conftest.py: `nbgrader generate_assignment` on the repository's solutions and
+    configuration, in a folder of its own) holds what nbgrader generates now."""
+    fresh = json.loads((generated_course / "assignments" / assignment / f"{assignment}.ipynb").read_text())
     committed = json.loads((ROOT / "assignments" / assignment / f"{assignment}.ipynb").read_text())
     assert committed == fresh, (f"assignments/{assignment} is out of date: run "
                                 f"`nbgrader generate_assignment {assignment} --force` at the repository root")

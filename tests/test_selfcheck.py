@@ -13,7 +13,7 @@ from nbclient import NotebookClient
 from autograder.course import all_assignments, assignment_by_id
 from autograder.load.ipython import calls_only_the_grader
 from autograder.frontends.public_answers import compute, load, outcome_from_data, public_cases
-from helpers import ASSIGNMENT_IDS, ROOT, build_wheel, exercise, grade_json, quiet_env
+from helpers import ASSIGNMENT_IDS, ROOT, exercise, grade_json, quiet_env
 
 EXAMPLES = ROOT / "examples" / "submitted"
 
@@ -138,13 +138,12 @@ def test_a_py_export_that_calls_the_graders_cells_is_graded_normally(tmp_path):
                                                             for e in result["exercises"]]
 
 
-def test_a_built_wheel_carries_the_public_answers(tmp_path):
+def test_a_built_wheel_carries_the_public_answers(kit_wheel):
     """Students install the kit from a wheel (no solutions, no mistake models): the self-check's data must be in
     it (the mistake models' answers on the public cases, not their code)."""
     import zipfile
 
-    wheel = build_wheel(tmp_path)
-    names = zipfile.ZipFile(wheel).namelist()
+    names = zipfile.ZipFile(kit_wheel).namelist()  # built once per test run (conftest.py)
     for assignment in ASSIGNMENT_IDS:
         assert f"autograder/public_cases/{assignment}.json" in names
     assert not any(name.startswith("solutions/") for name in names), "the wheel must not carry the solutions"

@@ -31,7 +31,7 @@ import pytest
 from nbclient import NotebookClient
 
 from autograder.frontends.nbgrader_cell import LATER
-from helpers import ASSIGNMENT_IDS, ROOT, build_wheel, quiet_env
+from helpers import ASSIGNMENT_IDS, ROOT, quiet_env
 
 pytestmark = pytest.mark.slow
 
@@ -59,9 +59,8 @@ def student_venv(tmp_path: Path, name: str, without_tensorflow: bool = False) ->
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("wheel")
-    return build_wheel(folder)
+def wheel(kit_wheel) -> Path:
+    return kit_wheel  # built once per test run (conftest.py)
 
 
 def student_line(venv: Path, wheel: Path) -> None:

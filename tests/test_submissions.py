@@ -14,7 +14,7 @@ import yaml
 
 from autograder.course import assignment_by_id
 from autograder.model.pitfalls import PITFALL_IDS
-from helpers import ASSIGNMENT_IDS, ROOT, by_file, exercise, grade_json
+from helpers import ASSIGNMENT_IDS, ROOT, by_file, exercise, grade_json, once_per_run
 
 pytestmark = pytest.mark.slow
 
@@ -31,18 +31,32 @@ def expected_files() -> list[tuple[str, str]]:
 
 
 class Graded(dict):
-    """Each assignment's corpus, graded the first time a test asks for it (`-k implicit` grades that one only)."""
+    """Each assignment's corpus, graded the first time a test asks for it (`-k implicit` grades that one only),
+    once per test run (helpers.once_per_run): the tests of one corpus are one xdist group, so two workers grade
+    two corpora at once, and a test that reads another corpus takes the grading its worker left."""
+
+    def __init__(self, tmp_path_factory):
+        super().__init__()
+        self.tmp_path_factory = tmp_path_factory
 
     def __missing__(self, assignment: str) -> dict[str, dict]:
-        # ~100 files an assignment, n = 100,000 cases among them: a loaded 2-core machine needs more than 15 minutes
-        self[assignment] = by_file(grade_json(f"tests/submissions/{assignment}", "--assignment", assignment,
-                                              "--seed", "11", cwd=ROOT, timeout=2700))
+        def grade(folder) -> list[dict]:
+            # ~100 files an assignment, n = 100,000 cases among them: a loaded 2-core machine needs more than 15 minutes
+            return grade_json(f"tests/submissions/{assignment}", "--assignment", assignment, "--seed", "11", cwd=ROOT,
+                              timeout=2700)
+
+        self[assignment] = by_file(once_per_run(self.tmp_path_factory, f"corpus-{assignment}", grade)[1])
         return self[assignment]
 
 
 @pytest.fixture(scope="module")
-def graded() -> dict[str, dict[str, dict]]:
-    return Graded()
+def graded(tmp_path_factory) -> dict[str, dict[str, dict]]:
+    return Graded(tmp_path_factory)
+
+
+def corpus(assignment: str) -> pytest.MarkDecorator:
+    """The xdist group of the tests that read this corpus (conftest.py hands the longest out first)."""
+    return pytest.mark.xdist_group(f"corpus-{assignment}")
 
 
 def parse(expected: str) -> tuple[str, list[str]]:
@@ -50,13 +64,13 @@ def parse(expected: str) -> tuple[str, list[str]]:
     return status, pitfalls
 
 
-@pytest.mark.parametrize("assignment", ASSIGNMENT_IDS)
+@pytest.mark.parametrize("assignment", [pytest.param(a, marks=corpus(a)) for a in ASSIGNMENT_IDS])
 def test_every_file_of_the_corpus_has_its_expectation(graded, assignment):
     on_disk = {p.name for p in (CORPUS / assignment).iterdir() if p.suffix in (".py", ".ipynb")}
     assert on_disk == set(expectations(assignment)["files"]) == set(graded[assignment])
 
 
-@pytest.mark.parametrize("assignment,name", expected_files())
+@pytest.mark.parametrize("assignment,name", [pytest.param(a, n, marks=corpus(a)) for a, n in expected_files()])
 def test_the_grader_says_what_is_expected(graded, assignment, name):
     spec = expectations(assignment)
     listed = spec["files"][name]
@@ -91,6 +105,7 @@ def test_every_pitfall_of_the_catalogue_is_proven_by_a_wrong_submission():
     assert set(PITFALL_IDS) - proven == set()
 
 
+@corpus("higher_order")
 def test_a_materialised_hessian_is_caught_at_scale_only(graded):
     for name, exercise_id, scale_cases in (
             ("bad_hessian_vector_product_materialized-hessian.py", "hessian_vector_product", 1),
@@ -100,6 +115,7 @@ def test_a_materialised_hessian_is_caught_at_scale_only(graded):
         assert "100000" in feedback and passed == total - scale_cases, feedback
 
 
+@corpus("higher_order")
 def test_tape_outside_context_says_where(graded):
     for name, exercise_id, line in (
             ("bad_derivatives_tape-outside-context.py", "derivatives", "dy_dx = inner.gradient(y, x)"),
@@ -120,6 +136,7 @@ def explained(feedback: str, pitfall: str) -> tuple[str, str, str]:
     return lines[start], "\n".join(lines[start + 1:fix]), lines[fix]
 
 
+@corpus("higher_order")
 def test_headline_where_and_fix_talk_about_the_line_named(graded):
     """The two expert cases: the loss summed after the block (the fix moves that line, not the penalty call, which
     is inside already); a critic called before the tape's block (all three say "before")."""
@@ -139,6 +156,7 @@ def test_headline_where_and_fix_talk_about_the_line_named(graded):
         assert "(indented under it, after `tape.watch(interpolates)`)" in fix and "critic(interpolates)" in fix
 
 
+@corpus("higher_order")
 def test_a_correct_critic_gradients_names_the_failing_gradient_penalty_it_calls(graded):
     """critic_gradients is right but calls the student's gradient_penalty, which raises: the feedback names that
     exercise, its line and its fix; the points stay as the contract says (it uses the student's own penalty)."""
@@ -156,6 +174,7 @@ def test_a_correct_critic_gradients_names_the_failing_gradient_penalty_it_calls(
     assert "`hessian` calls your `jacobian`" in explained(jacobian, "gradient-cut")[0]
 
 
+@corpus("higher_order")
 def test_the_four_forms_are_named_by_what_they_do(graded):
     custom = graded["custom_gradients"]
     clipped = exercise(custom["bad_clip_gradient_norm_clips-value_clip_by_value.py"], "clip_gradient_norm")["feedback"]
@@ -191,6 +210,7 @@ def explanation_blocks(feedback: str) -> dict[str, str]:
     return blocks
 
 
+@corpus("higher_order")  # reads every corpus: by the time the longest is graded, the others are too
 @pytest.mark.parametrize("pitfall", sorted(set(PITFALL_IDS) - {"not-implemented"}))
 def test_every_named_pitfall_points_at_its_line(graded, pitfall):
     """Issue 33: a named mistake that sits on a line shows it ("Where: cell [7], line 4: `code`"), from the static

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from autograder import supported
-from helpers import ROOT, build_wheel
+from helpers import ROOT
 
 FAMILY = re.compile(r"^(tensorflow(-cpu|-gpu|-intel|-macos|-aarch64|-cpu-aws)?|tf-nightly(-cpu|-gpu)?|intel-tensorflow)$")
 
@@ -33,9 +33,8 @@ def normal(name: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("wheel")
-    return build_wheel(folder)
+def wheel(kit_wheel) -> Path:
+    return kit_wheel  # built once per test run (conftest.py)
 
 
 @pytest.fixture(scope="module")
