@@ -141,7 +141,9 @@ EXERCISE = Exercise(
         Mistake("wrong-value", "fp_partials_at_previous",
                 "your grad_fn takes the partial derivatives at the iterate before the returned one (f's input in "
                 "the last iteration), not at the returned x",
-                "evaluate `fx = f(x, theta)` in grad_fn at the x that the function returns"),
+                "evaluate `fx = f(x, theta)` in grad_fn at the x that the function returns",
+                look=Look(("@grad_fn",), "this uses partial derivatives taken at the iterate before the returned x",
+                          look_for="the `f(...)` call in grad_fn that the partial derivatives come from")),
         Mistake("wrong-value", "fp_adjoint_iters",
                 "your adjoint iteration runs `iters` times, as many as the forward one, instead of until it "
                 "stops changing: with few iterations u is far from the solution of u = g + (df/dx)ᵀ u",

@@ -13,7 +13,7 @@ from autograder.course.building import array, case
 from autograder.course.implicit.callables import SOLVERS, linear_solver
 from autograder.course.implicit.shared import NO_GRADIENT_LOOK, dense, require_shaped
 from autograder.course.probing import raise_if_too_large, tensor
-from autograder.model.course import Exercise, Mistake, Output, Scope
+from autograder.model.course import Exercise, Look, Mistake, Output, Scope
 
 REASON = ("implicit_solve: x = solver(A, b), b̄ = solver(Aᵀ, x̄), Ā = -b̄ xᵀ for an invertible A, not symmetric in "
           "general, of condition number at most 100, float32 or float64, n up to 1,000")
@@ -164,7 +164,9 @@ EXERCISE = Exercise(
                 "your gradient with respect to A is None while the one with respect to b is right: grad_fn returns "
                 "no Ā (or A is not an input of the `@tf.custom_gradient` function)",
                 "make both A and b inputs of the decorated function and return `(grad_A, grad_b)` in that order, "
-                "with `grad_A = -tf.tensordot(grad_b, x, axes=0)`"),
+                "with `grad_A = -tf.tensordot(grad_b, x, axes=0)`",
+                look=Look(("@grad_fn",), "this gives a gradient for b only, none for A",
+                          look_for="what grad_fn returns")),
     ),
     hints={
         "no-custom-gradient": "call `solver` for x inside a function of (A, b) decorated with `@tf.custom_gradient` "

@@ -15,7 +15,7 @@ from autograder.course.implicit.callables import ROOT_FUNCTIONS, root_function
 from autograder.course.implicit.shared import (NO_GRADIENT_LOOK, RESULT, RESULT_SAMPLE, SCALE_N, THETA_GRADIENT,
                                                THETA_GRADIENT_SAMPLE, weighted_theta_gradient)
 from autograder.course.probing import tensor
-from autograder.model.course import Exercise, Mistake
+from autograder.model.course import Exercise, Look, Mistake
 
 REASON = ("root_solve: iters Newton steps from x0 on an elementwise F(x, theta) with dF/dx away from 0, converged "
           "within iters, n up to 100,000, and the gradient -u dF/dtheta / dF/dx at the returned x")
@@ -124,13 +124,18 @@ EXERCISE = Exercise(
         Mistake("wrong-value", "root_inverted_ratio",
                 "your gradient divides the other way round: -(dF/dx) / (dF/dtheta) instead of "
                 "-(dF/dtheta) / (dF/dx)",
-                "the theorem divides by dF/dx: `-upstream * dF_dtheta / dF_dx`"),
+                "the theorem divides by dF/dx: `-upstream * dF_dtheta / dF_dx`",
+                look=Look(("@grad_fn",), "this divides dF/dx by dF/dtheta", look_for="the division in grad_fn")),
         Mistake("wrong-value", "root_partials_at_start",
                 "your grad_fn takes the partial derivatives at x0, the start, instead of at the returned root",
-                "evaluate `F(x, theta)` in grad_fn at the x that the function returns (after the Newton steps)"),
+                "evaluate `F(x, theta)` in grad_fn at the x that the function returns (after the Newton steps)",
+                look=Look((r"\bF\(\s*x0\b", "@grad_fn"), "the partial derivatives here are taken at x0, not at the root",
+                          look_for="the `F(...)` call in grad_fn that the partial derivatives come from")),
         Mistake("wrong-value", "root_one_step_fewer",
                 "your loop runs iters - 1 Newton steps (with iters = 1 it returns x0)",
-                "run exactly `iters` steps: `for _ in range(iters):`", outputs=("x",)),
+                "run exactly `iters` steps: `for _ in range(iters):`", outputs=("x",),
+                look=Look((r"range\(\s*1\s*,|range\([^)]*-\s*1\s*\)", r"range\(", r"\bwhile\b"),
+                          "this loop runs iters - 1 Newton steps", look_for="the loop of Newton steps")),
     ),
     hints={
         "materialized-jacobian": "F is elementwise, so dF/dx is diagonal: take it as `tape.gradient(y, x)` (the "
