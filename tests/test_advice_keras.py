@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pytest
 
 from autograder.course import all_assignments
 from autograder.model.pitfalls import CATALOGUE
@@ -37,6 +38,7 @@ def test_no_advice_for_a_keras_model_suggests_unconnected_gradients_zero():
         assert not SUGGESTS_ZERO.search(text), (exercise, where, text)
 
 
+@pytest.mark.slow  # TensorFlow and Keras 3 in the worker
 def test_the_per_example_advice_runs_on_a_keras_3_model_with_a_variable_the_loss_does_not_reach():
     import keras
     import tensorflow as tf

@@ -94,6 +94,7 @@ def test_bundle_holds_setup_run_autograder_the_kit_and_one_reference(bundle, tmp
     assert again.read_bytes() == bundle.read_bytes()
 
 
+@pytest.mark.slow  # builds the bundled kit with pip
 def test_bundled_kit_builds_as_a_package(bundle, tmp_path):
     """setup.sh pip-installs <root>/source: it must be a complete project (pyproject, README, package)."""
     pytest.importorskip("setuptools")  # built with this venv's setuptools: no download

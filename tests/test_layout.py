@@ -107,6 +107,7 @@ def test_modules_are_small_and_folders_say_what_they_hold_and_may_import():
         assert doc and "May import" in doc, folder
 
 
+@pytest.mark.slow  # a fresh Python that imports the child and TensorFlow
 def test_a_students_child_holds_exactly_the_listed_modules_and_nothing_trusted():
     assert not [m for m in CHILD_MODULES if trusted(m)]
     done = subprocess.run([sys.executable, "-c", "import sys, autograder.run.child; print('\\n'.join(sorted("

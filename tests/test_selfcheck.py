@@ -138,6 +138,7 @@ def test_a_py_export_that_calls_the_graders_cells_is_graded_normally(tmp_path):
                                                             for e in result["exercises"]]
 
 
+@pytest.mark.slow  # builds the kit's wheel (once per run)
 def test_a_built_wheel_carries_the_public_answers(kit_wheel):
     """Students install the kit from a wheel (no solutions, no mistake models): the self-check's data must be in
     it (the mistake models' answers on the public cases, not their code)."""
